@@ -1,0 +1,52 @@
+"""Exception hierarchy: one base, one subclass per layer.
+
+Each error carries ``errno`` where the reference sets one, so front ends can
+print ``os.strerror(err.errno)`` the way the reference does.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FluxgraphError",
+    "GraphError",
+    "JobspecError",
+    "MatchError",
+    "PlannerError",
+    "QueryError",
+    "ReaderError",
+]
+
+
+class FluxgraphError(Exception):
+    """Base class of every error raised by fluxgraph."""
+
+    errno: int | None = None
+
+    def __init__(self, message: str = "", errno: int | None = None) -> None:
+        super().__init__(message)
+        if errno is not None:
+            self.errno = errno
+
+
+class PlannerError(FluxgraphError):
+    """Invalid planner request (maps onto the reference's EINVAL/ERANGE/ENOENT/...)."""
+
+
+class GraphError(FluxgraphError):
+    """Invalid operation on the resource graph store."""
+
+
+class ReaderError(FluxgraphError):
+    """Malformed graph input (GRUG, JGF, rv1exec, hwloc)."""
+
+
+class JobspecError(FluxgraphError):
+    """Invalid jobspec."""
+
+
+class MatchError(FluxgraphError):
+    """A match, cancel or other traverser operation failed."""
+
+
+class QueryError(FluxgraphError):
+    """Bad command or option given to the resource-query front end."""
