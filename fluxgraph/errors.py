@@ -37,7 +37,18 @@ class GraphError(FluxgraphError):
 
 
 class ReaderError(FluxgraphError):
-    """Malformed graph input (GRUG, JGF, rv1exec, hwloc)."""
+    """Malformed graph input (GRUG, JGF, rv1exec, hwloc).
+
+    ``reference_message`` is the exact text the reference reader reports for the same input
+    (what ``resource-query`` prints); ``str(err)`` is the detailed message naming the file,
+    element or key, and the problem.
+    """
+
+    def __init__(
+        self, message: str = "", errno: int | None = None, reference_message: str = ""
+    ) -> None:
+        super().__init__(message, errno)
+        self.reference_message = reference_message
 
 
 class JobspecError(FluxgraphError):
