@@ -1,0 +1,80 @@
+"""The match-writer contract: a sink the traverser feeds vertex by vertex.
+
+The traverser calls, in emission order (post-order of the selected subgraph):
+``emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)`` once per selected vertex,
+``emit_edg(graph, e, excl_parent)`` right after the subtree below edge ``e``,
+then ``emit_tm(start, end)`` and optionally ``emit_attrs(key, value)``. A writer never walks the
+graph itself. ``level`` is 1 for the dominant root, 2 for its children, and so on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from fluxgraph.graph import ResourceGraph
+
+__all__ = ["MatchWriter", "SelectedVertex", "SelectionCollector"]
+
+
+class MatchWriter(Protocol):
+    """What the traverser calls while it emits a selection."""
+
+    def emit_vtx(
+        self,
+        graph: ResourceGraph,
+        v: int,
+        level: int,
+        needs: int,
+        exclusive: bool,
+        excl_parent: bool,
+        agfilter: list[tuple[str, int, int]] | None = None,
+    ) -> None:
+        """Record selected vertex ``v`` taking ``needs`` units."""
+
+    def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
+        """Record selected edge ``e``."""
+
+    def emit_tm(self, start: int, end: int) -> None:
+        """Record the selection's time window."""
+
+    def emit_attrs(self, key: str, value: str) -> None:
+        """Record a job attribute (e.g. ``queue``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedVertex:
+    """One vertex of a selection: its id, name, type, units taken and exclusivity."""
+
+    vid: int
+    name: str
+    type: str
+    needs: int
+    exclusive: bool
+    level: int
+
+
+@dataclass(slots=True)
+class SelectionCollector:
+    """A writer that keeps the selection as Python objects (the default of the Python API)."""
+
+    vertices: list[SelectedVertex] = field(default_factory=list)
+    edges: list[int] = field(default_factory=list)
+    start: int | None = None
+    end: int | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+
+    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
+        self.vertices.append(
+            SelectedVertex(v, graph.names[v], graph.types[v], needs, bool(exclusive), level)
+        )
+
+    def emit_edg(self, graph, e, excl_parent) -> None:
+        self.edges.append(e)
+
+    def emit_tm(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+
+    def emit_attrs(self, key: str, value: str) -> None:
+        self.attrs[key] = value
