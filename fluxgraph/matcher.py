@@ -1,0 +1,223 @@
+"""The Matcher: a graph, a policy, pruning filters and a traverser behind one small API.
+
+Used by the ``resource-query`` front end, simulators and notebooks alike::
+
+    m = Matcher(graph, subsystems="CA", policy="high", prune="ALL:core")
+    r = m.match(jobspec, op="allocate_orelse_reserve")
+    r.resources, r.at, r.job_id
+    m.cancel(r.job_id)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from errno import EINVAL
+from types import MappingProxyType
+from typing import Any
+
+from fluxgraph.errors import MatchError
+from fluxgraph.graph import ResourceGraph
+from fluxgraph.policies import MatchPolicy, create_policy
+from fluxgraph.traverser.core import OPS, Traverser
+from fluxgraph.traverser.dfu import GRAPH_END
+from fluxgraph.traverser.pruning import PruningConfig
+from fluxgraph.traverser.request import build_requests
+from fluxgraph.writers.sink import SelectedVertex, SelectionCollector
+
+__all__ = [
+    "DEFAULT_PRUNE",
+    "OPS",
+    "SUBSYSTEM_SETS",
+    "MatchOutcome",
+    "MatchResult",
+    "Matcher",
+    "job_duration",
+]
+
+#: ``resource-query``'s default prune filters.
+DEFAULT_PRUNE = "ALL:core,ALL:node"
+
+#: ``-S`` names -> subsystem lists (the first is dominant).
+SUBSYSTEM_SETS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "CA": ("containment",),
+        "IBA": ("ibnet",),
+        "IBBA": ("ibnetbw",),
+        "PA": ("power",),
+        "PFS1BA": ("pfs1bw",),
+        "C+IBA": ("containment", "ibnet"),
+        "C+IBBA": ("containment", "ibnetbw"),
+        "C+PA": ("containment", "power"),
+        "C+PFS1BA": ("containment", "pfs1bw"),
+        "IB+IBBA": ("ibnet", "ibnetbw"),
+        "C+P+IBA": ("containment", "power", "ibnet"),
+        "V+PFS1BA": ("virtual1", "pfs1bw"),
+        "VA": ("virtual1",),
+        "ALL": ("containment", "ibnet", "ibnetbw", "pfs1bw", "power"),
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    """What one traverser run reported (never raised: the front end formats it)."""
+
+    rc: int
+    errno: int
+    at: int
+    duration: int
+    message: str
+    preorder: int
+    postorder: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """A successful match: the job id, start time, duration and selected vertices."""
+
+    job_id: int
+    at: int
+    duration: int
+    reserved: bool
+    resources: list[SelectedVertex] = field(default_factory=list)
+
+
+def job_duration(seconds: float, graph_duration: int = GRAPH_END) -> int:
+    """The traverser's duration for a jobspec's ``system.duration`` (§6.3).
+
+    Raises
+    ------
+    MatchError
+        (errno EINVAL) for NaN, negative, or longer than the graph's time window.
+
+    Examples
+    --------
+    >>> job_duration(0), job_duration(0.5), job_duration(3600)
+    (3153600000, 1, 3600)
+    """
+    if math.isnan(seconds) or seconds < 0 or seconds > graph_duration:
+        raise MatchError(f"invalid job duration {seconds!r}", errno=EINVAL)
+    if seconds == 0:
+        return graph_duration
+    return math.ceil(seconds)
+
+
+class Matcher:
+    """Match jobspecs against ``graph`` (see the module docstring).
+
+    Parameters
+    ----------
+    graph : the resource graph (its scheduling state is owned by this matcher).
+    subsystems : a ``-S`` name (``"CA"``) or a sequence of subsystem names, dominant first.
+    policy : a policy name, a custom ``key=value`` string, or a policy object.
+    prune : pruning-filter spec (``"ALL:core,ALL:node"``); ``""`` for none.
+    traverser : ``"simple"`` (``"flexible"`` is not supported yet).
+
+    Raises
+    ------
+    MatchError
+        ``can't create matcher`` (bad policy), ``can't set pruning filters`` or
+        ``can't initialize traverser`` (a subsystem without a root).
+    """
+
+    def __init__(
+        self,
+        graph: ResourceGraph,
+        subsystems: str | Sequence[str] = "CA",
+        policy: str | MatchPolicy = "first",
+        prune: str = DEFAULT_PRUNE,
+        traverser: str = "simple",
+    ) -> None:
+        try:
+            self.policy = create_policy(policy)
+        except MatchError as err:
+            raise MatchError("can't create matcher", errno=EINVAL) from err
+        if isinstance(subsystems, str):
+            names = SUBSYSTEM_SETS.get(subsystems) or SUBSYSTEM_SETS.get(subsystems.upper())
+            if names is None:
+                raise MatchError(f"unknown subsystem set {subsystems!r}", errno=EINVAL)
+            subsystems = names
+        if traverser != "simple":
+            raise MatchError(f"unsupported traverser {traverser!r}", errno=EINVAL)
+        self.graph = graph
+        self.subsystems = list(dict.fromkeys(subsystems))
+        types = graph.type_names
+        pruning = PruningConfig(types.order)
+        if prune:
+            try:
+                pruning.set_spec(self.subsystems[0], prune)
+            except MatchError as err:
+                raise MatchError("can't set pruning filters", errno=EINVAL) from err
+            for piece in prune.split(","):
+                for name in piece.split(":", 1):
+                    types.intern("".join(name.split()))
+        self.traverser = Traverser(graph, self.subsystems, self.policy, pruning)
+        if self.traverser.initialize() != 0:
+            raise MatchError("can't initialize traverser", errno=self.traverser.errno)
+        types.finalize()
+        self._next_job = 1
+
+    @property
+    def known_types(self):
+        """The graph's resource-type interner (jobspec types must be in it)."""
+        return self.graph.type_names
+
+    def run(self, jobspec: Any, op: str, job_id: int, writer, now: int = 0) -> MatchOutcome:
+        """Run one match operation, emitting the selection to ``writer``; never raises."""
+        tr = self.traverser
+        if op not in OPS:
+            return MatchOutcome(-1, EINVAL, now, 0, f"unknown match operation {op!r}", 0, 0)
+        try:
+            duration = job_duration(jobspec.duration)
+        except MatchError as err:
+            return MatchOutcome(-1, err.errno or EINVAL, now, 0, "", 0, 0)
+        requests = build_requests(jobspec.resources)
+        rc, at, duration = tr.run(
+            requests,
+            op,
+            job_id,
+            now,
+            duration,
+            writer,
+            constraint=getattr(jobspec, "constraint", None),
+            queue=getattr(jobspec, "queue", "") or "",
+        )
+        return MatchOutcome(
+            rc, tr.errno if rc else 0, at, duration, "", tr.total_preorder, tr.total_postorder
+        )
+
+    def match(self, jobspec: Any, op: str = "allocate", now: int = 0) -> MatchResult:
+        """Match ``jobspec`` (a model, a path, YAML text or a dict) and return the selection.
+
+        Raises
+        ------
+        MatchError
+            With ``errno`` EBUSY (no resources now), ENODEV (unsatisfiable) or EINVAL.
+        """
+        from fluxgraph import jobspec as js
+
+        if not hasattr(jobspec, "resources"):
+            jobspec = js.load(jobspec)
+        job_id = self._next_job
+        collector = SelectionCollector()
+        out = self.run(jobspec, op, job_id, collector, now)
+        if out.rc != 0:
+            msg = out.message or os.strerror(out.errno)
+            raise MatchError(f"match {op} failed: {msg}", errno=out.errno)
+        if op in ("allocate", "allocate_with_satisfiability", "allocate_orelse_reserve"):
+            self._next_job += 1
+        return MatchResult(job_id, out.at, out.duration, out.at > now, collector.vertices)
+
+    def cancel(self, job_id: int) -> None:
+        """Release every resource of ``job_id``.
+
+        Raises
+        ------
+        MatchError
+            If the job is unknown or the cancel failed (planners are left consistent).
+        """
+        if self.traverser.cancel(job_id) != 0:
+            raise MatchError(f"cancel of job {job_id} failed", errno=self.traverser.errno or EINVAL)

@@ -1,0 +1,71 @@
+"""Match policies: named policies and ``key=value`` custom policy strings (§5.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from types import MappingProxyType
+
+from fluxgraph.errors import MatchError
+from fluxgraph.policies.base import MatchPolicy
+from fluxgraph.policies.ids import IdOrder
+
+__all__ = ["POLICIES", "IdOrder", "MatchPolicy", "create_policy"]
+
+#: Named policies -> constructor (the reference's policy factory table).
+POLICIES: MappingProxyType[str, Callable[[], MatchPolicy]] = MappingProxyType(
+    {
+        "first": partial(IdOrder, prefer_high=True, node_centric=True, stop_on_k=1),
+        "firstnodex": partial(
+            IdOrder, prefer_high=True, node_centric=True, node_exclusive=True, stop_on_k=1
+        ),
+        "high": partial(IdOrder, prefer_high=True),
+        "low": partial(IdOrder, prefer_high=False),
+        "lonode": partial(IdOrder, prefer_high=False, node_centric=True),
+        "hinode": partial(IdOrder, prefer_high=True, node_centric=True),
+        "lonodex": partial(IdOrder, prefer_high=False, node_centric=True, node_exclusive=True),
+        "hinodex": partial(IdOrder, prefer_high=True, node_centric=True, node_exclusive=True),
+    }
+)
+
+_BOOL_KEYS = ("node_centric", "stop_on_1_matches", "node_exclusive")
+
+
+def create_policy(spec: str | MatchPolicy) -> MatchPolicy:
+    """A policy from a name, a custom ``key=value ...`` string, or a policy object.
+
+    Raises
+    ------
+    MatchError
+        If ``spec`` is neither a known name nor a valid custom string.
+
+    Examples
+    --------
+    >>> create_policy("low")
+    IdOrder(policy=low, node_centric=False, node_exclusive=False, stop_on_k=0)
+    >>> create_policy("policy=high node_exclusive=true")
+    IdOrder(policy=high, node_centric=False, node_exclusive=True, stop_on_k=0)
+    """
+    if not isinstance(spec, str):
+        return spec
+    make = POLICIES.get(spec)
+    if make is not None:
+        return make()
+    options: dict[str, str] = {}
+    for token in spec.split(" "):
+        key, sep, value = token.partition("=")
+        if not sep:
+            raise MatchError(f"invalid policy option {token!r} in {spec!r}")
+        valid = ("low", "high") if key == "policy" else ("true", "false")
+        if key in ("policy", *_BOOL_KEYS) and value in valid:
+            options[key] = value
+        else:
+            raise MatchError(f"invalid policy option {token!r} in {spec!r}")
+    if "policy" not in options:
+        raise MatchError(f"policy {spec!r} names neither policy=low nor policy=high")
+    return IdOrder(
+        prefer_high=options["policy"] == "high",
+        node_centric=options.get("node_centric") == "true",
+        node_exclusive=options.get("node_exclusive") == "true",
+        stop_on_k=1 if options.get("stop_on_1_matches") == "true" else 0,
+    )

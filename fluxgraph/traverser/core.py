@@ -1,0 +1,446 @@
+"""The traverser: initialisation, match operations, the update walk and cancel (§6.1-§6.16).
+
+:class:`Traverser` extends the selection walk of :mod:`fluxgraph.traverser.dfu` with what happens
+around it: priming pruning-filter aggregates, the node pre-check, the allocate / reserve /
+satisfiability operations, applying a selection to planners (and emitting it to a writer), and
+removing a job again.
+"""
+
+from __future__ import annotations
+
+from errno import EBUSY, EINVAL, ENODEV, ENOENT, ENOTSUP, ERANGE
+
+from fluxgraph.errors import PlannerError
+from fluxgraph.graph import STATUS_UP
+from fluxgraph.planner import PlannerMulti
+from fluxgraph.traverser.dfu import (
+    ALLOC,
+    ALLOC_ORELSE_RESERVE,
+    NO_ALLOC,
+    SATISFIABILITY,
+    JobMeta,
+    Selector,
+)
+from fluxgraph.traverser.request import Request, prime_requests
+from fluxgraph.traverser.state import INT64_MAX, avail_during, own_planner, x_checker
+
+__all__ = ["OPS", "Traverser"]
+
+#: Match operations, as ``resource-query`` names them.
+OPS = (
+    "allocate",
+    "allocate_with_satisfiability",
+    "allocate_orelse_reserve",
+    "satisfiability",
+    "without_allocating",
+    "without_allocating_future",
+)
+_AT_NOW_OPS = ("allocate", "without_allocating")
+_SAT_OPS = ("allocate_with_satisfiability", "satisfiability")
+
+
+class Traverser(Selector):
+    """Match, update and cancel on one graph with one policy (see module docstring)."""
+
+    def initialize(self) -> int:
+        """Build the pruning-filter aggregates of every subsystem; 0, or -1 (missing root)."""
+        self.colors.reset()
+        g = self.graph
+        for s in self.subsystems:
+            root = g.roots.get(s)
+            if root is None:
+                self.errno = ENOTSUP
+                return -1
+            self._prime(s, root, {})
+        self.nodes_up = sum(1 for v in g.by_type.get("node", ()) if g.status[v] == STATUS_UP)
+        return 0
+
+    def _prime(self, s: str, u: int, to_parent: dict[str, int]) -> None:
+        g = self.graph
+        pruning = self.pruning
+        marks = self.colors.marks[s]
+        base = self.colors.base
+        marks[u] = base + 1
+        utype = g.types[u]
+        if pruning.is_pruning_type(s, utype):
+            to_parent[utype] = to_parent.get(utype, 0) + g.sizes[u]
+        if not g.out_edges[u]:
+            if not pruning.is_pruning_type(s, utype):
+                pruning.set_pruning_type(s, "cluster", utype)
+                to_parent[utype] = to_parent.get(utype, 0) + g.sizes[u]
+            marks[u] = base + 2
+            return
+        dfv: dict[str, int] = {}
+        dst = g.edge_dst
+        for e in g.child_edges(s)[u]:
+            tgt = dst[e]
+            if marks[tgt] <= base:
+                self._prime(s, tgt, dfv)
+        for t, c in dfv.items():
+            if pruning.is_pruning_type(s, t):
+                to_parent[t] = to_parent.get(t, 0) + c
+        types = pruning.my_pruning_types(s, utype)
+        if types:
+            totals = [dfv.get(t, 0) for t in types]
+            subplans = g.schedule.subplans
+            if subplans[u] is None:
+                subplans[u] = {}
+            sp = subplans[u].get(s)
+            if sp is not None:
+                sp.update(totals, types)
+            else:
+                subplans[u][s] = PlannerMulti(0, INT64_MAX, totals, types)
+        marks[u] = base + 2
+
+    # -- operations ----------------------------------------------------------------------------
+
+    def run(
+        self,
+        requests: list[Request],
+        op: str,
+        jobid: int,
+        at: int,
+        duration: int,
+        writer,
+        constraint=None,
+        queue: str = "",
+    ) -> tuple[int, int, int]:
+        """Match ``requests`` with operation ``op``; returns ``(rc, at, duration)``.
+
+        ``rc`` is 0 on success or -1 with ``self.errno`` set. ``duration`` is the job's
+        duration after the reference's defaulting (see :func:`job_duration`).
+        """
+        self.errno = 0
+        self.total_preorder = self.total_postorder = 0
+        g = self.graph
+        dom = self.dom
+        root = g.roots.get(dom)
+        if root is None or not requests:
+            self.errno = EINVAL
+            return -1, at, duration
+        rtype = g.types[root]
+        x = any(r.type == rtype and r.exclusive is True for r in requests)
+        saved = set(self.exclusive_types)
+        dfv: dict[str, int] = {}
+        prime_requests(
+            requests, dfv, lambda t: self.pruning.is_pruning_type(dom, t), self.exclusive_types
+        )
+        meta = JobMeta(jobid, at, duration, constraint, queue)
+        if op in ("without_allocating", "without_allocating_future"):
+            meta.alloc_type = NO_ALLOC
+        if op == "satisfiability":
+            rc = self._sat_select(requests, root, meta, x)
+            if rc == 0:
+                self.colors.reset()
+        else:
+            rc = self._schedule(requests, meta, x, op, root, dfv)
+            if rc == 0:
+                graph_end = self.graph_end
+                if meta.at == graph_end:
+                    self.exclusive_types = saved
+                    self.errno = EBUSY
+                    return -1, meta.at, meta.duration
+                if meta.at < 0 or meta.at > graph_end:
+                    self.exclusive_types = saved
+                    self.errno = EINVAL
+                    return -1, meta.at, meta.duration
+                if meta.at + meta.duration > graph_end:
+                    meta.duration = graph_end - meta.at
+                rc = self.update(root, writer, meta)
+        self.exclusive_types = saved
+        return rc, meta.at, meta.duration
+
+    def _select(self, requests, root, meta, x) -> int:
+        rc = self.select(requests, root, meta, x)
+        self.total_preorder += self.preorder
+        self.total_postorder += self.postorder
+        return rc
+
+    def _sat_select(self, requests, root, meta: JobMeta, x: bool) -> int:
+        meta.alloc_type = SATISFIABILITY
+        meta.at = self.far_future(meta.duration)
+        rc = self._select(requests, root, meta, x)
+        if rc != 0 and self.errno in (EBUSY, ERANGE):
+            self.errno = ENODEV
+        self.colors.reset()
+        return rc
+
+    def _schedule(self, requests, meta: JobMeta, x: bool, op: str, root: int, dfv) -> int:
+        if not self._request_feasible(meta, op, dfv):
+            return -1
+        if op in _AT_NOW_OPS:
+            rc = self._select(requests, root, meta, x)
+            if rc != 0:
+                self.errno = EBUSY
+            return rc
+        if op == "allocate_with_satisfiability":
+            rc = self._select(requests, root, meta, x)
+            if rc != 0:
+                self.errno = EBUSY
+                if self._sat_select(requests, root, meta, x) == 0:
+                    self.errno = EBUSY
+                return -1
+            return rc
+        # allocate_orelse_reserve / without_allocating_future
+        rc = self._select(requests, root, meta, x)
+        if rc == 0:
+            return 0
+        if op == "allocate_orelse_reserve":
+            meta.alloc_type = ALLOC_ORELSE_RESERVE
+        return self._reserve(requests, meta, x, root, dfv)
+
+    def _reserve(self, requests, meta: JobMeta, x: bool, root: int, dfv) -> int:
+        subplans = self.graph.schedule.subplans[root]
+        rootagg = subplans.get(self.dom) if subplans else None
+        if rootagg is None:
+            self.errno = EINVAL
+            return -1
+        agg = [dfv.get(t, 0) for t in rootagg.resource_types]
+        rc = -1
+        try:
+            t = rootagg.avail_time_first(meta.at + 1, meta.duration, agg)
+        except PlannerError as err:
+            self.errno = err.errno or EINVAL
+            if self.errno == EINVAL:
+                return -1
+            t = None
+        else:
+            if t is None:
+                self.errno = ENOENT
+        while t is not None and rc != 0:
+            meta.at = t
+            rc = self._select(requests, root, meta, x)
+            if rc != 0:
+                t = rootagg.avail_time_next()
+                if t is None:
+                    self.errno = ENOENT
+        if rc < 0 and self.errno in (ENOENT, ERANGE):
+            self.errno = EBUSY
+            self._sat_select(requests, root, meta, x)
+        return rc
+
+    def _request_feasible(self, meta: JobMeta, op: str, dfv: dict[str, int]) -> bool:
+        """The node-count pre-check (§6.5)."""
+        target = dfv.get("node", 0)
+        sat = op in _SAT_OPS
+        constraint = meta.constraint
+        if constraint is None and target <= self.nodes_up:
+            return True
+        if target > self.nodes_up:
+            self.errno = ENODEV if sat else EBUSY
+            return False
+        g = self.graph
+        nodes = g.by_type.get("node", ())
+        if not nodes:
+            return True
+        t = meta.at if op in _AT_NOW_OPS else self.graph_end - 1
+        plans = g.schedule.plans
+        feasible = 0
+        for v in nodes:
+            if (
+                (constraint is None or constraint.matches(g.vertex(v)))
+                and (sat or g.status[v] == STATUS_UP)
+                and avail_during(plans[v], g.sizes[v], t, meta.duration) == 1
+            ):
+                feasible += 1
+                if feasible >= target:
+                    break
+        if feasible < target:
+            self.errno = ENODEV if sat else EBUSY
+            return False
+        return True
+
+    # -- applying a selection ------------------------------------------------------------------
+
+    def update(self, root: int, writer, meta: JobMeta) -> int:
+        """Apply the last selection: add spans, tags and aggregate spans; emit to ``writer``."""
+        needs, x, seq = self.v_rt.get(self.dom, (0, False, -1))
+        if seq != self.seq:
+            self.errno = EINVAL
+            return -1
+        self.colors.reset()
+        self.level = 0
+        shadow = self.graph.types[root] in self.exclusive_types
+        n = self._upd_dfv(root, writer, needs, x, meta, True, {}, shadow, False)
+        if n > 0:
+            writer.emit_tm(meta.at, meta.at + meta.duration)
+            if meta.queue:
+                writer.emit_attrs("queue", meta.queue)
+            return 0
+        return -1
+
+    def _upd_dfv(self, u, writer, needs, excl, meta, full, to_parent, shadow, excl_parent):
+        g = self.graph
+        dom = self.dom
+        mod = shadow or g.types[u] in self.exclusive_types
+        excl = excl or mod
+        self.level += 1
+        colors = self.colors
+        marks = colors.marks[dom]
+        base = colors.base
+        marks[u] = base + 1
+        acc: dict[str, int] = {}
+        n = 0
+        seq = self.seq
+        e_seq, e_excl, e_needs, sizes, dst = (
+            self.e_seq,
+            self.e_excl,
+            self.e_needs,
+            g.sizes,
+            g.edge_dst,
+        )
+        dynamic = self.policy.stop_on_k > 0
+        for e in g.child_edges(dom)[u]:
+            tgt = dst[e]
+            if marks[tgt] > base:
+                continue
+            if e_seq[e] != seq and not mod:
+                continue
+            xc = e_excl[e] or mod
+            nc = sizes[tgt] if mod else e_needs[e]
+            k = self._upd_dfv(tgt, writer, nc, xc, meta, full, acc, mod, excl)
+            if k > 0:
+                if dynamic:
+                    self._upd_by_outedges(dom, meta, u, e)
+                writer.emit_edg(g, e, excl)
+                n += k
+        marks[u] = base + 2
+        return self._upd_sched(u, writer, needs, excl, n, meta, full, acc, to_parent, excl_parent)
+
+    def _upd_sched(self, u, writer, needs, excl, n, meta, full, acc, to_parent, excl_parent):
+        g = self.graph
+        sched = g.schedule
+        jobid = meta.jobid
+        if meta.alloc_type == NO_ALLOC:
+            if excl:
+                n += 1
+        else:
+            if excl:
+                n += 1
+                if full:
+                    try:
+                        span = own_planner(g, u).add_span(meta.at, meta.duration, needs)
+                    except PlannerError:
+                        return n
+                    if meta.alloc_type == ALLOC:
+                        _slot(sched.allocations, u)[jobid] = span
+                    elif meta.alloc_type == ALLOC_ORELSE_RESERVE:
+                        _slot(sched.reservations, u)[jobid] = span
+            if n > 0:
+                dom = self.dom
+                try:
+                    _slot(sched.tags, u)[jobid] = jobid
+                    span = x_checker(g, u).add_span(meta.at, meta.duration, 1)
+                    _slot(sched.x_spans, u)[jobid] = span
+                    subplans = sched.subplans[u]
+                    sp = subplans.get(dom) if subplans else None
+                    if sp is not None and acc:
+                        amounts = [acc.get(t, 0) for t in sp.resource_types]
+                        mspan = sp.add_span(meta.at, meta.duration, amounts)
+                        _slot(sched.job2span, u)[jobid] = mspan
+                except PlannerError:
+                    return n
+                pruning = self.pruning
+                utype = g.types[u]
+                if pruning.is_pruning_type(dom, utype):
+                    add = g.sizes[u] if excl else g.sizes[u] - needs
+                    to_parent[utype] = to_parent.get(utype, 0) + add
+                for t, c in acc.items():
+                    if pruning.is_pruning_type(dom, t):
+                        to_parent[t] = to_parent.get(t, 0) + c
+        if n > 0:
+            writer.emit_vtx(g, u, self.level, needs, excl, excl_parent)
+        self.level -= 1
+        return n
+
+    def _upd_by_outedges(self, s: str, meta: JobMeta, u: int, e: int) -> None:
+        subplans = self.graph.schedule.subplans[self.graph.edge_dst[e]]
+        sp = subplans.get(s) if subplans else None
+        if sp is None:
+            return
+        n = len(sp.resource_types)
+        if n == 0:
+            return
+        try:
+            a = sp.avail_resources_at(meta.now, n - 1)
+        except PlannerError:
+            a = -1
+        if a == 0 and sp.span_size() == 0:
+            return
+        self.e_weight[e] = 0 if a == -1 else a
+        lst = self._sorted_out[u]
+        if lst is not None:
+            self._resort(lst)
+
+    # -- cancel --------------------------------------------------------------------------------
+
+    def cancel(self, jobid: int) -> int:
+        """Remove every span and tag of ``jobid``; 0, or -1 with ``self.errno``."""
+        g = self.graph
+        root = g.roots[self.dom]
+        self.preorder = self.postorder = 0
+        tags = g.schedule.tags[root]
+        if tags and jobid in tags:
+            self.colors.reset()
+            return self._mod_dfv(root, jobid)
+        return self._mod_exv(jobid)
+
+    def _mod_dfv(self, u: int, jobid: int) -> int:
+        g = self.graph
+        sched = g.schedule
+        dom = self.dom
+        self.preorder += 1
+        marks = self.colors.marks[dom]
+        base = self.colors.base
+        marks[u] = base + 1
+        tags = sched.tags[u]
+        if not tags or jobid not in tags:
+            return 0
+        del tags[jobid]
+        x_spans = sched.x_spans[u]
+        if x_spans and jobid in x_spans:
+            sched.x_checkers[u].rem_span(x_spans.pop(jobid))
+        subplans = sched.subplans[u]
+        sp = subplans.get(dom) if subplans else None
+        job2span = sched.job2span[u]
+        if sp is not None and job2span and jobid in job2span:
+            mspan = job2span.pop(jobid)
+            if mspan == -1:
+                return -1
+            sp.rem_span(mspan)
+        span = None
+        allocations, reservations = sched.allocations[u], sched.reservations[u]
+        if allocations and jobid in allocations:
+            span = allocations.pop(jobid)
+        elif reservations and jobid in reservations:
+            span = reservations.pop(jobid)
+        if span is not None:
+            try:
+                sched.plans[u].rem_span(span)
+            except PlannerError:
+                return -1
+        rc = 0
+        dst = g.edge_dst
+        for e in g.child_edges(dom)[u]:
+            tgt = dst[e]
+            if marks[tgt] <= base:
+                rc += self._mod_dfv(tgt, jobid)
+        marks[u] = base + 2
+        self.postorder += 1
+        return rc
+
+    def _mod_exv(self, jobid: int) -> int:
+        """Cancel a job not tagged at the root: plan spans only, and always -1 (quirk 12)."""
+        sched = self.graph.schedule
+        for v in range(self.graph.num_vertices):
+            for table in (sched.allocations[v], sched.reservations[v]):
+                if table and jobid in table:
+                    sched.plans[v].rem_span(table.pop(jobid))
+        return -1
+
+
+def _slot(lists: list, v: int) -> dict:
+    d = lists[v]
+    if d is None:
+        d = lists[v] = {}
+    return d

@@ -1,0 +1,521 @@
+"""The DFU traverser's selection walk: depth-first on the dominant subsystem, up on the others.
+
+This module holds the matching half of the traverser (matching-semantics §6.7-§6.12): visiting a
+vertex, pruning, exploring children statically or dynamically, slots, and enforcing a best-k
+choice on the edges. :mod:`fluxgraph.traverser.update` applies a selection; :mod:`.ops` drives
+both for each match operation.
+"""
+
+from __future__ import annotations
+
+from errno import EBUSY, EINVAL, ENODEV
+
+from fluxgraph.graph import STATUS_UP, ResourceGraph
+from fluxgraph.policies.scoring import EGroup, ScoringObject
+from fluxgraph.traverser.pruning import PruningConfig
+from fluxgraph.traverser.request import Request
+from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, Colors, avail_during
+
+__all__ = [
+    "ALLOC",
+    "ALLOC_ORELSE_RESERVE",
+    "GRAPH_END",
+    "NO_ALLOC",
+    "SATISFIABILITY",
+    "JobMeta",
+    "Selector",
+]
+
+ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
+_NONE_MATCH, _PRISTINE_NONE_MATCH, _RESOURCE_MATCH, _SLOT_MATCH = range(4)
+_CONSTRAINED_TYPES = ("node", "storage_node")
+_NO_EDGE = -1
+#: End of the graph's time window (seconds from epoch 0), as in ``resource-query``.
+GRAPH_END = 3153600000
+
+
+class JobMeta:
+    """One match request's time window and bookkeeping (``jobmeta_t``)."""
+
+    __slots__ = ("alloc_type", "at", "constraint", "duration", "jobid", "now", "queue")
+
+    def __init__(self, jobid: int, at: int, duration: int, constraint=None, queue: str = ""):
+        self.jobid = jobid
+        self.at = at
+        self.now = at
+        self.duration = duration
+        self.alloc_type = ALLOC
+        self.constraint = constraint
+        self.queue = queue
+
+
+class Selector:
+    """State and walk of one traverser over one graph (see module docstring)."""
+
+    def __init__(
+        self, graph: ResourceGraph, subsystems: list[str], policy, pruning: PruningConfig
+    ) -> None:
+        self.graph = graph
+        self.subsystems = subsystems
+        self.dom = subsystems[0]
+        self.policy = policy
+        self.pruning = pruning
+        self.exclusive_types: set[str] = set(policy.exclusive_types)
+        self.colors = Colors(graph, subsystems)
+        m = graph.num_edges
+        self.e_needs = [0] * m
+        self.e_excl = [False] * m
+        self.e_seq = [0] * m
+        self.e_weight = [(1 << 64) - 1] * m
+        self.graph_end = GRAPH_END
+        self.seq = 0
+        self.errno = 0
+        self.level = 0
+        self.nodes_up = 0
+        self.total_preorder = 0
+        self.total_postorder = 0
+        self.preorder = 0
+        self.postorder = 0
+        self.v_rt: dict[str, tuple[int, bool, int]] = {}
+        self._aux_root: int | bool | None = False
+        self._sorted_out: list[list[int] | None] = [None] * graph.num_vertices
+        self._parent_edge: dict[str, list[int]] = {}
+        self._child_types: list[frozenset[str]] | None = None
+        graph.schedule.grow(graph.num_vertices)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Start a new selection: bump the sequence number and whiten every vertex."""
+        self.seq += 1
+        self.colors.reset()
+
+    def own_avail(self, u: int, meta: JobMeta) -> int:
+        g = self.graph
+        return avail_during(g.schedule.plans[u], g.sizes[u], meta.at, meta.duration)
+
+    def child_types(self, u: int) -> frozenset[str]:
+        ct = self._child_types
+        if ct is None:
+            g = self.graph
+            types, dst = g.types, g.edge_dst
+            ct = self._child_types = [frozenset(types[dst[e]] for e in out) for out in g.out_edges]
+        return ct[u]
+
+    def parent_edge(self, s: str, v: int) -> int:
+        """The first in-edge of ``v`` in subsystem ``s`` (-1 if none)."""
+        pe = self._parent_edge.get(s)
+        if pe is None:
+            g = self.graph
+            esub = g.edge_subsystem
+            pe = [next((e for e in ins if esub[e] == s), -1) for ins in g.in_edges]
+            self._parent_edge[s] = pe
+        return pe[v]
+
+    def sorted_out_edges(self, u: int) -> list[int]:
+        """``u``'s out-edges by descending (weight, target uniq_id): dynamic exploration order."""
+        lst = self._sorted_out[u]
+        if lst is None:
+            lst = self._sorted_out[u] = list(self.graph.out_edges[u])
+            self._resort(lst)
+        return lst
+
+    def _resort(self, lst: list[int]) -> None:
+        w, dst, uniq = self.e_weight, self.graph.edge_dst, self.graph.uniq_ids
+        lst.sort(key=lambda e: (w[e], uniq[dst[e]]), reverse=True)
+
+    # -- the selection walk --------------------------------------------------------------------
+
+    def select(self, requests: list[Request], root: int, meta: JobMeta, excl: bool) -> int:
+        """Select resources for ``requests`` below ``root`` at ``meta.at``; 0 or -1 (errno)."""
+        self.tick()
+        self.preorder = self.postorder = 0
+        dfu = ScoringObject()
+        x = self.dom_dfv(meta, root, requests, True, excl, dfu)
+        if x < 0:
+            return -1
+        a = dfu.avail
+        dom = self.dom
+        rtype = self.graph.types[root]
+        dfu.add(dom, rtype, EGroup(dfu.overall_score, a, excl, True, [(a, a, excl, _NO_EDGE)]))
+        needs = self.resolve_graph(root, requests, dfu)
+        rc = 0
+        if needs < 0:
+            self.errno = ENODEV
+            rc, needs = -1, 0
+        self.v_rt[dom] = (needs, bool(x), self.seq)
+        return rc
+
+    def resolve_graph(self, root: int, requests: list[Request], dfu: ScoringObject) -> int:
+        """Choose top-level candidates and mark edges; the root's needs, or -1."""
+        if self.policy.dom_finish_graph(self.graph, self.dom, requests, dfu) != 0:
+            return -1
+        needs = 1
+        rtype = self.graph.types[root]
+        for r in requests:
+            if r.type == rtype:
+                c = r.calc_count(dfu.avail)
+                if c == 0:
+                    return -1
+                needs = c
+        for s in self.subsystems:
+            for (sub, _), ev in dfu.evals.items():
+                if sub == s and ev.qual_count == 0:
+                    return -1
+        for s in self.subsystems:
+            if self.enforce(s, dfu, True) != 0:
+                return -1
+        return needs
+
+    def dom_dfv(
+        self,
+        meta: JobMeta,
+        u: int,
+        requests: list[Request],
+        pristine: bool,
+        excl: bool,
+        to_parent: ScoringObject,
+    ) -> int:
+        """Visit ``u`` on the dominant subsystem; -1 on failure, else ``u``'s exclusivity (0/1)."""
+        g = self.graph
+        utype = g.types[u]
+        x_in = excl
+        if not x_in:
+            for r in requests:
+                if r.type == utype and r.exclusive is True:
+                    x_in = True
+                    break
+        nxt, kind, nslots, pristine = self.test(u, utype, requests, pristine)
+        self.preorder += 1
+        if kind == _NONE_MATCH:
+            self.errno = EBUSY
+            return -1
+        dom = self.dom
+        if self.prune(meta, x_in, dom, u, utype, requests) < 0:
+            return -1
+        policy = self.policy
+        if policy.dom_discover_vtx(g, u) != 0:
+            return -1
+        colors = self.colors
+        marks = colors.marks[dom]
+        marks[u] = colors.base + 1
+        dfu = ScoringObject()
+        if kind == _SLOT_MATCH:
+            self.dom_slot(meta, u, nxt, nslots, pristine, dfu)
+        else:
+            self.dom_exp(meta, u, nxt, pristine, x_in, dfu)
+        marks[u] = colors.base + 2
+        a = self.own_avail(u, meta)
+        if a == 0:
+            self.errno = EBUSY
+            return -1
+        if policy.dom_finish_vtx(g, dom, u, requests, dfu) != 0:
+            self.errno = EBUSY
+            return -1
+        if self.resolve(dfu, to_parent) != 0:
+            return -1
+        to_parent.avail = a
+        to_parent.overall_score = dfu.overall_score
+        for r in requests:
+            if r.type == utype and r.label:
+                g.schedule.ephemeral[u] = (self.seq, r.label)
+        self.postorder += 1
+        return 1 if x_in else 0
+
+    def test(self, u: int, utype: str, requests: list[Request], pristine: bool):
+        """Classify ``u`` against the request list: (next list, kind, nslots, pristine)."""
+        match_res = slot_res = None
+        nslots = 0
+        matched = False
+        for r in requests:
+            if r.type == utype:
+                if matched:
+                    return requests, _NONE_MATCH, 0, pristine
+                match_res = r
+                for c in r.with_:
+                    if c.type == "slot":
+                        slot_res = c
+                        nslots = c.eff_max
+                matched = True
+            elif r.type == "slot":
+                if matched:
+                    return requests, _NONE_MATCH, 0, pristine
+                slot_res = r
+                nslots = r.eff_max
+                matched = True
+        if slot_res is not None:
+            have = self.child_types(u)
+            if all(c.type in have for c in slot_res.with_):
+                return slot_res.with_, _SLOT_MATCH, nslots, False
+        if match_res is not None:
+            return match_res.with_, _RESOURCE_MATCH, 0, False
+        return requests, (_PRISTINE_NONE_MATCH if pristine else _NONE_MATCH), 0, pristine
+
+    def prune(
+        self, meta: JobMeta, x_in: bool, s: str, u: int, utype: str, requests: list[Request]
+    ) -> int:
+        """Reject ``u`` early by status, constraint, availability, exclusivity or aggregates."""
+        g = self.graph
+        if meta.alloc_type != SATISFIABILITY and g.status[u] != STATUS_UP:
+            self.errno = EBUSY
+            return -1
+        if (
+            meta.constraint is not None
+            and utype in _CONSTRAINED_TYPES
+            and not meta.constraint.matches(g.vertex(u))
+        ):
+            self.errno = EBUSY
+            return -1
+        if self.own_avail(u, meta) == 0:
+            self.errno = EBUSY
+            return -1
+        for r in requests:
+            rtype = r.type
+            if rtype != utype and rtype != "slot":
+                continue
+            if rtype != "slot" and self.by_excl(meta, u, x_in, r) < 0:
+                return -1
+            if r.user_data:
+                subplans = g.schedule.subplans[u]
+                sp = subplans.get(s) if subplans else None
+                if sp is not None:
+                    ud = r.user_data
+                    req = [ud.get(t, 0) for t in sp.resource_types]
+                    if not sp.avail_during(meta.at, meta.duration, req):
+                        self.errno = EBUSY
+                        return -1
+        return 0
+
+    def by_excl(self, meta: JobMeta, u: int, x_in: bool, r: Request) -> int:
+        if x_in and r.exclusive is False:
+            self.errno = EINVAL
+            return -1
+        if x_in or r.exclusive is True:
+            sched = self.graph.schedule
+            if (
+                meta.at == meta.now
+                and meta.alloc_type in (ALLOC, NO_ALLOC)
+                and sched.allocations[u]
+            ):
+                self.errno = EBUSY
+                return -1
+            j = avail_during(sched.x_checkers[u], X_CHECKER_NJOBS, meta.at, meta.duration)
+            if j < X_CHECKER_NJOBS:
+                self.errno = EBUSY
+                return -1
+        return 0
+
+    def dom_exp(
+        self, meta: JobMeta, u: int, nxt, pristine: bool, x: bool, dfu: ScoringObject
+    ) -> int:
+        rc = -1
+        dom = self.dom
+        for s in self.subsystems:
+            rc = self.explore(meta, u, s, nxt, pristine, x, s == dom, dfu, 1)
+        return rc
+
+    def aux_upv(
+        self,
+        meta: JobMeta,
+        u: int,
+        aux: str,
+        requests,
+        pristine: bool,
+        x: bool,
+        to_parent: ScoringObject,
+    ) -> int:
+        """Visit ``u`` on auxiliary subsystem ``aux`` (nothing is allocated there)."""
+        if self._aux_root is False:  # looked up once, then reused (the reference's quirk 11)
+            self._aux_root = self.graph.roots.get(aux)
+        root_aux = self._aux_root
+        if root_aux is None:
+            return -1
+        if self.prune(meta, x, aux, u, self.graph.types[u], requests) < 0:
+            return -1
+        upv = ScoringObject()
+        if u != root_aux:
+            self.explore(meta, u, aux, requests, pristine, x, False, upv, 1)
+        if self.own_avail(u, meta) <= 0:
+            return -1
+        if self.resolve(upv, to_parent) != 0:
+            return -1
+        return 1 if x else 0
+
+    def explore(
+        self,
+        meta: JobMeta,
+        u: int,
+        s: str,
+        requests,
+        pristine: bool,
+        x: bool,
+        dominant: bool,
+        dfu: ScoringObject,
+        multiplier: int,
+    ) -> int:
+        """Visit ``u``'s children in subsystem ``s`` and gather their groups into ``dfu``."""
+        dynamic = self.policy.stop_on_k > 0
+        g = self.graph
+        types, dst = g.types, g.edge_dst
+        colors = self.colors
+        marks = colors.marks.get(s)
+        base = colors.base
+        visit = self.dom_dfv if dominant else None
+        if dynamic:
+            edges = self.sorted_out_edges(u)
+            if not g.out_edges[u]:
+                return -1
+            esub = g.edge_subsystem
+            tally = {r.type: [r.eff_max, 0, 0, 0] for r in requests}
+            saturated: set[str] = set()
+        else:
+            edges = g.child_edges(s)[u]
+        found = -1
+        for e in edges:
+            tgt = dst[e]
+            if dynamic and esub[e] != s:
+                continue
+            if marks is not None and marks[tgt] > base:
+                continue
+            ttype = types[tgt]
+            if dynamic and ttype in saturated:
+                continue
+            if visit is not None:
+                xc = visit(meta, tgt, requests, pristine, x, dfu)
+            else:
+                xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
+            if xc < 0:
+                continue
+            c = dfu.avail
+            xcb = xc == 1
+            dfu.add(s, ttype, EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
+            found = 0
+            if dynamic:
+                for t, tl in tally.items():
+                    tot = dfu.total_count(s, t)
+                    if tot > tl[3]:
+                        _tally_add(tl, tot - tl[3])
+                        tl[3] = tot
+                done = True
+                for r in requests:
+                    if _tally_satisfied(tally[r.type], multiplier):
+                        saturated.add(r.type)
+                    else:
+                        done = False
+                if done:
+                    break
+        return found
+
+    def dom_slot(
+        self, meta: JobMeta, u: int, shape, nslots: int, pristine: bool, dfu: ScoringObject
+    ) -> int:
+        """Form as many slots of ``shape`` as the children of ``u`` allow (§6.11)."""
+        dom = self.dom
+        sdfu = ScoringObject()
+        if self.explore(meta, u, dom, shape, pristine, True, True, sdfu, nslots) != 0:
+            return -1
+        if self.policy.dom_finish_slot(self.graph, dom, sdfu) != 0:
+            return -1
+        n = _count_slots(dom, shape, sdfu)
+        slots = []
+        for _ in range(n):
+            score = 1
+            edges = []
+            for elem in shape:
+                ev = sdfu.evals.get((dom, elem.type))
+                k = elem.calc_count(ev.qual_count if ev is not None else 0)
+                taken = 0
+                while taken < k:
+                    if ev is None or ev.cursor >= len(ev.groups):
+                        return -1
+                    m = ev.groups[ev.cursor]
+                    ev.cursor += 1
+                    c, _, _, e = m.edges[0]
+                    edges.append((c, c, True, e))
+                    score += m.score
+                    taken += c
+            slots.append(EGroup(score, 1, True, False, edges))
+        for grp in slots:
+            dfu.add(dom, "slot", grp)
+        return 0 if n > 0 else -1
+
+    def resolve(self, dfu: ScoringObject, to_parent: ScoringObject) -> int:
+        """Fix a vertex's choice on its edges now, or hand its candidates up unchanged."""
+        if dfu.overall_score > 0:
+            if dfu.hier_constrain_now:
+                return sum(self.enforce(s, dfu, False) for s in self.subsystems)
+            to_parent.merge(dfu)
+        return 0
+
+    def enforce(self, s: str, dfu: ScoringObject, walk_up: bool) -> int:
+        """Mark the edges of the chosen groups; at the root also climb to mark ancestors."""
+        g = self.graph
+        order = g.type_names.order
+        seq = self.seq
+        e_needs, e_excl, e_seq = self.e_needs, self.e_excl, self.e_seq
+        climb = walk_up and s == self.dom
+        keys = sorted((k for k in dfu.evals if k[0] == s), key=lambda k: order(k[1]))
+        for key in keys:
+            ev = dfu.evals[key]
+            if ev.best_k == 0:
+                continue
+            for grp in ev.groups[: ev.best_i]:
+                if grp.root:
+                    continue
+                for _, needs, excl, e in grp.edges:
+                    e_needs[e] = needs
+                    e_excl[e] = excl
+                    e_seq[e] = seq
+                    if climb:
+                        self._mark_ancestors(s, e, dfu)
+        return 0
+
+    def _mark_ancestors(self, s: str, e: int, dfu: ScoringObject) -> None:
+        g = self.graph
+        seq = self.seq
+        v = g.edge_src[e]
+        while True:
+            pe = self.parent_edge(s, v)
+            if pe < 0 or self.e_seq[pe] == seq:
+                return
+            v = g.edge_src[pe]
+            w = g.edge_dst[pe]
+            ev = dfu.evals.get((s, g.types[w]))
+            if ev is not None and ev.best_k == 0:
+                self.e_needs[pe] = g.sizes[w]
+                self.e_excl[pe] = False
+                self.e_seq[pe] = seq
+
+    def far_future(self, duration: int) -> int:
+        """A time after every span: where satisfiability is checked (§6.6 ``FAR``)."""
+        return INT64_MAX - duration - 1
+
+
+def _tally_add(tl: list[int], c: int) -> None:
+    # tl = [per_share, acc, shares, prev]
+    tl[1] += c
+    if tl[0] > 0 and tl[1] >= tl[0]:
+        tl[2] += 1
+        tl[1] = 0
+
+
+def _tally_satisfied(tl: list[int], multiplier: int) -> bool:
+    return tl[0] == 0 or tl[2] >= multiplier
+
+
+def _count_slots(dom: str, shape, sdfu: ScoringObject) -> int:
+    """How many whole slots the gathered members can fill (``cnt_slot``)."""
+    n = 0xFFFFFFFF
+    for elem in shape:
+        ev = sdfu.evals.get((dom, elem.type))
+        k = elem.calc_count(ev.qual_count if ev is not None else 0)
+        shares = 0
+        if k != 0 and ev is not None:
+            tl = [k, 0, 0, 0]
+            for m in ev.groups:
+                _tally_add(tl, m.edges[0][0])
+            shares = tl[2]
+        n = min(n, shares)
+        if ev is not None:
+            ev.cursor = 0
+    return n

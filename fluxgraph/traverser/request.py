@@ -1,0 +1,143 @@
+"""The traverser's working copy of a jobspec's resource tree.
+
+Each :class:`Request` mirrors one jobspec resource with the fields the walk reads in its inner
+loop, plus ``user_data``: the units of each pruning type needed below one instance, computed by
+:func:`prime_requests` (matching-semantics §6.4). Built fresh for every match, so repeated matches
+of one parsed jobspec never accumulate (the reference's quirk 20 is not reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+__all__ = ["UINT_MAX", "Request", "build_requests", "calc_count", "prime_requests"]
+
+#: The reference's "unbounded" count (32-bit unsigned maximum).
+UINT_MAX = 0xFFFFFFFF
+
+
+def calc_count(cmin: int, cmax: int, operator: str, operand: int, qualified: int) -> int:
+    """How many units to take when ``qualified`` units are available (§4.2).
+
+    Examples
+    --------
+    >>> calc_count(2, 8, "+", 2, 7)
+    6
+    >>> calc_count(2, 64, "*", 2, 40)
+    32
+    >>> calc_count(3, 3, "+", 1, 2)
+    0
+    """
+    if cmin > cmax or cmin > qualified:
+        return 0
+    if operator == "+":
+        c = min(qualified, cmax)
+        return c - (c - cmin) % operand
+    if operator == "*":
+        if operand == 1:
+            return cmin
+        c, cur = 0, cmin
+        while cur <= qualified and cur <= cmax:
+            c = cur
+            cur = (cur * operand) & UINT_MAX
+            if cur == 0:
+                break
+        return c
+    if operator == "^":
+        if operand < 2 or cmin == 1:
+            return cmin
+        c, cur = 0, cmin
+        while cur <= qualified and cur <= cmax:
+            c = cur
+            cur = (cur**operand) & UINT_MAX
+            if cur <= c:
+                break
+        return c
+    return 0
+
+
+class Request:
+    """One resource request of the jobspec tree, as the traverser walks it."""
+
+    __slots__ = (
+        "cmax",
+        "cmin",
+        "eff_max",
+        "exclusive",
+        "label",
+        "operand",
+        "operator",
+        "type",
+        "user_data",
+        "with_",
+    )
+
+    def __init__(
+        self,
+        rtype: str,
+        cmin: int,
+        cmax: int,
+        operator: str,
+        operand: int,
+        exclusive: bool | None,
+        label: str,
+        with_: tuple[Request, ...],
+    ) -> None:
+        self.type = rtype
+        self.cmin = cmin
+        self.cmax = cmax
+        self.operator = operator
+        self.operand = operand
+        self.exclusive = exclusive
+        self.label = label
+        self.with_ = with_
+        self.user_data: dict[str, int] = {}
+        self.eff_max = calc_count(cmin, cmax, operator, operand, UINT_MAX)
+
+    def calc_count(self, qualified: int) -> int:
+        """Units of this request to take when ``qualified`` are available."""
+        return calc_count(self.cmin, self.cmax, self.operator, self.operand, qualified)
+
+    def __repr__(self) -> str:
+        return f"Request({self.type}[{self.cmin}], with={list(self.with_)})"
+
+
+def build_requests(resources: Iterable[Any]) -> list[Request]:
+    """Mirror a jobspec model's resource list (objects with the jobspec package's fields)."""
+    out = []
+    for r in resources:
+        out.append(
+            Request(
+                r.type,
+                r.count_min,
+                r.count_max,
+                r.count_operator,
+                r.count_operand,
+                r.exclusive,
+                r.label or "",
+                tuple(build_requests(r.with_)),
+            )
+        )
+    return out
+
+
+def prime_requests(
+    requests: list[Request],
+    to_parent: dict[str, int],
+    is_pruning_type: Callable[[str], bool],
+    exclusive_types: set[str],
+) -> None:
+    """Fill ``user_data`` bottom-up and add each request's pruning-type needs to ``to_parent``.
+
+    Also adds the type of every ``exclusive: true`` request to ``exclusive_types``.
+    """
+    for r in requests:
+        if r.exclusive is True:
+            exclusive_types.add(r.type)
+        if is_pruning_type(r.type):
+            to_parent[r.type] = to_parent.get(r.type, 0) + r.cmin
+        prime_requests(list(r.with_), r.user_data, is_pruning_type, exclusive_types)
+        for t, n in r.user_data.items():
+            if is_pruning_type(t):
+                to_parent[t] = (to_parent.get(t, 0) + r.cmin * n) & UINT_MAX
