@@ -1,0 +1,271 @@
+"""GRUG reader: generate a resource graph from a GraphML recipe.
+
+The recipe (see :mod:`fluxgraph.readers.grug_recipe`) is walked depth-first: DFS trees start at
+recipe vertices in index order, out-edges are followed in document order, and only *tree* edges
+generate anything. A tree edge ``S -> T`` fills ``gen[T]`` (the graph vertices made for ``T``):
+
+* ``MULTIPLY``: ``multi_scale`` new ``T`` vertices under every vertex of ``gen[S]``;
+* ``ASSOCIATE_IN``: every existing vertex of ``T``'s type is linked under every vertex of
+  ``gen[S]`` and given a path in the edge's subsystem;
+* ``ASSOCIATE_BY_PATH_IN``: the same, restricted to pairs whose ``as_tgt_subsystem`` paths agree
+  once ``as_tgt_uplvl`` / ``as_src_uplvl`` trailing levels are cut;
+* any other method generates nothing (the reference loses that error).
+
+Ids come from ``id_scope`` / ``id_start`` / ``id_stride`` and a deque of the ``multi_scale``
+values of the MULTIPLY edges above (which *every* finished recipe vertex pops, as in the
+reference). Only vertices of type ``node`` get ranks, 0, 1, ... in creation order; roots are
+made lazily on their first tree edge with id 0, and reused when the subsystem already has one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from math import prod
+
+from fluxgraph.graph import ResourceGraph
+from fluxgraph.readers.grug_recipe import Recipe, RecipeEdge, RecipeVertex, parse_recipe
+
+__all__ = ["generate", "path_prefix", "unpack"]
+
+_MASK32 = 0xFFFFFFFF
+
+
+def path_prefix(path: str, uplvl: int) -> str:
+    """``path`` without its last ``uplvl`` levels, ending in ``/``; ``""`` when too short.
+
+    Examples
+    --------
+    >>> [path_prefix("/tiny0/rack0/node1/socket0", k) for k in range(5)]
+    ['/tiny0/rack0/node1/socket0/', '/tiny0/rack0/node1/', '/tiny0/rack0/', '/tiny0/', '']
+    """
+    n = path.count("/")
+    if uplvl >= n:
+        return ""
+    pos = -1
+    for _ in range(n - uplvl + 1):
+        pos = path.find("/", pos + 1)
+        if pos == -1:
+            break
+    cut = path if pos == -1 else path[: pos + 1]
+    return cut if cut.endswith("/") else cut + "/"
+
+
+class _Emitter:
+    """State of one generation walk (the reference's ``dfs_emitter_t``)."""
+
+    def __init__(self, graph: ResourceGraph, recipe: Recipe) -> None:
+        self.graph = graph
+        self.recipe = recipe
+        self.gen: list[list[int]] = [[] for _ in recipe.vertices]
+        self.scales: deque[int] = deque()
+        self.node_rank = -1
+
+    def run(self) -> None:
+        out_edges = self.recipe.out_edges
+        edges = self.recipe.edges
+        scales = self.scales
+        visited = [False] * len(self.recipe.vertices)
+        for start in range(len(visited)):
+            if visited[start]:
+                continue
+            visited[start] = True
+            stack = [iter(out_edges[start])]
+            while stack:
+                for e in stack[-1]:
+                    t = edges[e].target
+                    if not visited[t]:
+                        visited[t] = True
+                        self.tree_edge(edges[e])
+                        stack.append(iter(out_edges[t]))
+                        break
+                else:
+                    stack.pop()
+                    if scales:
+                        scales.popleft()
+
+    # -- events --------------------------------------------------------------------------------
+
+    def tree_edge(self, edge: RecipeEdge) -> None:
+        vertices = self.recipe.vertices
+        src_recipe = vertices[edge.source]
+        gen = self.gen
+        if src_recipe.root and not gen[edge.source]:
+            gen[edge.source] = [self.emit_root(src_recipe)]
+        targets: list[int] = []
+        gen[edge.target] = targets
+        method = edge.gen_method
+        if method == "MULTIPLY":
+            self.multiply(edge, gen[edge.source], vertices[edge.target], targets)
+            self.scales.appendleft(edge.multi_scale)
+        elif method == "ASSOCIATE_IN":
+            self.associate(edge, gen[edge.source], vertices[edge.target], targets, by_path=False)
+        elif method == "ASSOCIATE_BY_PATH_IN":
+            self.associate(edge, gen[edge.source], vertices[edge.target], targets, by_path=True)
+
+    def emit_root(self, rv: RecipeVertex) -> int:
+        graph = self.graph
+        existing = graph.roots.get(rv.subsystem)
+        if existing is not None:
+            return existing
+        name = f"{rv.basename}0"
+        v = graph.add_vertex(
+            rv.type,
+            rv.basename,
+            0,
+            name=name,
+            rank=self.next_rank(rv.type),
+            size=rv.size & _MASK32,
+            unit=rv.unit,
+            paths={rv.subsystem: "/" + name},
+        )
+        graph.set_root(rv.subsystem, v)
+        return v
+
+    def next_rank(self, vtype: str) -> int:
+        if vtype != "node":
+            return -1
+        self.node_rank += 1
+        return self.node_rank
+
+    def multiply(
+        self, edge: RecipeEdge, sources: list[int], rv: RecipeVertex, targets: list[int]
+    ) -> None:
+        scale = edge.multi_scale
+        if scale <= 0 or not sources:
+            return
+        graph = self.graph
+        add_vertex, add_edge = graph.add_vertex, graph.add_edge
+        vtype, basename, unit = rv.type, rv.basename, rv.unit
+        size = rv.size & _MASK32
+        sub, esub = rv.subsystem, edge.e_subsystem
+        is_node = vtype == "node"
+        start, stride, scope = edge.id_start, edge.id_stride, edge.id_scope
+        if scope > 0:
+            wrap = prod(list(self.scales)[: min(scope, len(self.scales))])
+            block = scale * stride
+        for j, src in enumerate(sources):
+            prefix = self.path_of(src, sub)
+            for i in range(scale):
+                if scope < 0:
+                    vid = -1
+                elif scope == 0:
+                    vid = start + i
+                else:
+                    vid = start + (j % wrap) * block + i * stride
+                name = basename if vid == -1 else f"{basename}{vid}"
+                if is_node:
+                    self.node_rank += 1
+                v = add_vertex(
+                    vtype,
+                    basename,
+                    vid,
+                    name=name,
+                    rank=self.node_rank if is_node else -1,
+                    size=size,
+                    unit=unit,
+                    paths={sub: f"{prefix}/{name}"},
+                )
+                add_edge(src, v, esub)
+                targets.append(v)
+
+    def associate(
+        self,
+        edge: RecipeEdge,
+        sources: list[int],
+        rv: RecipeVertex,
+        targets: list[int],
+        *,
+        by_path: bool,
+    ) -> None:
+        graph = self.graph
+        esub, key = edge.e_subsystem, edge.as_tgt_subsystem
+        tgt_up, src_up = edge.as_tgt_uplvl, edge.as_src_uplvl
+        names = graph.names
+        path_of = self.path_of
+        for src in sources:
+            candidates = graph.by_type.setdefault(rv.type, [])
+            for v in candidates:
+                if by_path and path_prefix(path_of(v, key), tgt_up) != path_prefix(
+                    path_of(src, key), src_up
+                ):
+                    continue
+                graph.set_path(v, esub, f"{path_of(src, esub)}/{names[v]}")
+                graph.add_edge(src, v, esub)
+                targets.append(v)
+
+    def path_of(self, v: int, subsystem: str) -> str:
+        """``v``'s path in ``subsystem``, recording an empty one when absent (as the reference's
+        ``std::map::operator[]`` does)."""
+        paths = self.graph.paths[v]
+        path = paths.get(subsystem)
+        if path is None:
+            path = paths[subsystem] = ""
+            if len(paths) > 1:
+                order = self.graph.subsystem_names.order
+                self.graph.paths[v] = dict(sorted(paths.items(), key=lambda kv: order(kv[0])))
+        return path
+
+
+def generate(graph: ResourceGraph, recipe: Recipe) -> None:
+    """Add the resources that ``recipe`` describes to ``graph``.
+
+    The recipe's types and subsystems are interned first, in the order the parser met them.
+    Generation cannot fail: non-tree recipe edges and unknown generation methods make nothing.
+
+    Runtime complexity: O(generated vertices + edges), plus O(sources x vertices of the target
+    type) per ASSOCIATE edge.
+    """
+    for name in recipe.types:
+        graph.type_names.intern(name)
+    for name in recipe.subsystems:
+        graph.subsystem_names.intern(name)
+    _Emitter(graph, recipe).run()
+
+
+def unpack(
+    graph: ResourceGraph,
+    text: str | bytes,
+    *,
+    source: str = "<string>",
+    rank: int = -1,
+    allowlist: Iterable[str] | None = None,
+) -> None:
+    """Parse the GRUG recipe ``text`` and generate its resources into ``graph``.
+
+    ``rank`` and ``allowlist`` are accepted for the common reader signature and ignored, as
+    the reference ignores them: only ``node`` vertices get ranks, numbered from 0.
+
+    Raises
+    ------
+    ReaderError
+        If the recipe is malformed (the graph is then unchanged); ``reference_message`` is
+        ``"error in reading grug string; "``.
+
+    Examples
+    --------
+    >>> doc = '''<graphml>
+    ...   <key id="root" for="node" attr.name="root" attr.type="int"/>
+    ...   <key id="type" for="node" attr.name="type" attr.type="string"/>
+    ...   <key id="basename" for="node" attr.name="basename" attr.type="string"/>
+    ...   <key id="size" for="node" attr.name="size" attr.type="long"><default>1</default></key>
+    ...   <key id="sub" for="node" attr.name="subsystem" attr.type="string">
+    ...     <default>containment</default></key>
+    ...   <key id="esub" for="edge" attr.name="e_subsystem" attr.type="string">
+    ...     <default>containment</default></key>
+    ...   <key id="gm" for="edge" attr.name="gen_method" attr.type="string">
+    ...     <default>MULTIPLY</default></key>
+    ...   <key id="ms" for="edge" attr.name="multi_scale" attr.type="int"/>
+    ...   <graph edgedefault="directed">
+    ...     <node id="c"><data key="root">1</data><data key="type">cluster</data>
+    ...       <data key="basename">c</data></node>
+    ...     <node id="n"><data key="type">node</data><data key="basename">n</data></node>
+    ...     <edge source="c" target="n"><data key="ms">2</data></edge>
+    ...   </graph>
+    ... </graphml>'''
+    >>> g = ResourceGraph()
+    >>> unpack(g, doc)
+    >>> g.names, g.ranks, [p["containment"] for p in g.paths]
+    (['c0', 'n0', 'n1'], [-1, 0, 1], ['/c0', '/c0/n0', '/c0/n1'])
+    """
+    generate(graph, parse_recipe(text, source=source))
