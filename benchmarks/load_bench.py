@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# load_bench  {time.strftime('%Y-%m-%d')}  commit {commit or '?'}")
     print(
         f"# {platform.python_implementation()} {platform.python_version()}, "
-        f"{platform.machine()}, repeat {args.repeat}"
+        f"{platform.platform()}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f}, repeat {args.repeat}"
     )
     header = f"{'recipe':<22}{'vertices':>10}{'edges':>10}{'min_s':>8}{'load_s':>8}{'max_s':>8}"
     print(header + f"{'peak_mib':>10}{'ref_s':>8}{'ratio':>7}")
