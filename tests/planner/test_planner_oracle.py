@@ -1,0 +1,224 @@
+"""Property tests: Planner and PlannerMulti against the brute-force oracle of §1-§2.
+
+Random operation sequences over small windows must give the same answers and the same errors
+as the oracle, and the same scheduled points, MT keys and tracked points. ``_check()`` runs
+after every operation. The number of sequences per test comes from the environment variable
+``FLUXGRAPH_ORACLE_EXAMPLES`` (default 300; the multi test runs a third of it).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from planner_oracle import OracleError, OracleMulti, OraclePlanner
+
+from fluxgraph.errors import PlannerError
+from fluxgraph.planner import Planner, PlannerMulti
+
+EXAMPLES = int(os.environ.get("FLUXGRAPH_ORACLE_EXAMPLES", "300"))
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+MULTI_SETTINGS = settings(SETTINGS, max_examples=max(1, EXAMPLES // 3))
+
+
+def _run(fn, *args):
+    """``("ok", value)`` or ``("err", errno)``; also checks error classes carry their errno."""
+    try:
+        value = fn(*args)
+    except OracleError as err:
+        return ("err", err.errno)
+    except PlannerError as err:
+        assert type(err).errno == err.errno, f"{type(err).__name__} with errno {err.errno}"
+        return ("err", err.errno)
+    if hasattr(value, "__next__"):
+        value = list(value)
+    return ("ok", value)
+
+
+def _oracle_mt(o):
+    return [(a, p.key if p.in_mt else None) for a, p in sorted(o.points.items())]
+
+
+def _same_state(p, o):
+    p._check()
+    assert p._points_view() == o.points_view()
+    assert p._mt_view() == _oracle_mt(o)
+    assert list(p.span_ids()) == o.span_ids()
+    assert p.resource_total == o.total
+
+
+OPS = [
+    *["add"] * 4,
+    "rem",
+    *["reduce"] * 2,
+    *["first"] * 4,
+    *["next"] * 3,
+    "during",
+    "at",
+    "res_at",
+    "res_during",
+    *["update_total"] * 2,
+    "getters",
+    "copy",
+    "reset",
+]
+
+
+@SETTINGS
+@given(st.data())
+def test_planner_matches_oracle(data):
+    base = data.draw(st.sampled_from([0, 3]))
+    duration = data.draw(st.integers(1, 24))
+    total = data.draw(st.integers(0, 6))
+    p = Planner(base, duration, total, "core")
+    o = OraclePlanner(base, duration, total, "core")
+    end = base + duration
+    times = st.integers(base - 2, end + 2)
+    durations = st.integers(-1, 12)
+    for _ in range(data.draw(st.integers(1, 50))):
+        op = data.draw(st.sampled_from(OPS))
+        amounts = st.integers(-1, o.total + 2)
+        ids = st.sampled_from([*o.span_ids(), 0, o.counter + 1])
+        if op == "add":
+            args = (data.draw(times), data.draw(durations), data.draw(amounts))
+            r = _run(p.add_span, *args), _run(o.add_span, *args)
+        elif op == "rem":
+            sid = data.draw(ids)
+            r = _run(p.rem_span, sid), _run(o.rem_span, sid)
+        elif op == "reduce":
+            args = (data.draw(ids), data.draw(st.integers(-2, 7)))
+            r = _run(p.reduce_span, *args), _run(o.reduce_span, *args)
+        elif op == "first":
+            args = (data.draw(times), data.draw(durations), data.draw(amounts))
+            r = _run(p.avail_time_first, *args), _run(o.avail_time_first, *args)
+        elif op == "next":
+            r = _run(p.avail_time_next), _run(o.avail_time_next)
+        elif op == "during":
+            args = (data.draw(times), data.draw(durations), data.draw(amounts))
+            r = _run(p.avail_during, *args), _run(o.avail_during, *args)
+        elif op == "at":
+            args = (data.draw(times), data.draw(amounts))
+            r = _run(p.avail_at, *args), _run(o.avail_at, *args)
+        elif op == "res_at":
+            t = data.draw(times)
+            r = _run(p.avail_resources_at, t), _run(o.avail_resources_at, t)
+        elif op == "res_during":
+            args = (data.draw(times), data.draw(durations))
+            r = _run(p.avail_resources_during, *args), _run(o.avail_resources_during, *args)
+        elif op == "update_total":
+            t = data.draw(st.integers(-1, 9))
+            r = _run(p.update_total, t), _run(o.update_total, t)
+        elif op == "getters":
+            sid = data.draw(ids)
+            names = ("is_active_span", "span_start_time", "span_duration", "span_resource_count")
+            r = tuple([_run(getattr(x, name), sid) for name in names] for x in (p, o))
+        elif op == "copy":
+            q = p.copy()
+            q._check()
+            assert q == p
+            r = (p.span_size(), o.span_size())
+        else:
+            args = (data.draw(st.sampled_from([0, 3])), data.draw(st.integers(0, 24)))
+            r = _run(p.reset, *args), _run(o.reset, *args)
+            end = o.end
+            times = st.integers(o.start - 2, end + 2)
+        assert r[0] == r[1], (op, r)
+        _same_state(p, o)
+
+
+MULTI_OPS = [
+    "add",
+    "add",
+    "add",
+    "rem",
+    "reduce",
+    "first",
+    "first",
+    "next",
+    "next",
+    "during",
+    "res_at",
+    "array_at",
+    "array_during",
+    "planned_at",
+    "update",
+    "reset",
+]
+
+
+def _same_multi(m, o):
+    m._check()
+    assert list(m.resource_types) == o.types()
+    for i, (_, op) in enumerate(o.entries):
+        _same_state(m.planner_at(i), op)
+    assert dict(m._spans) == o.spans
+    assert list(m.span_ids()) == o.span_ids()
+
+
+@MULTI_SETTINGS
+@given(st.data())
+def test_planner_multi_matches_oracle(data):
+    n = data.draw(st.integers(0, 3))
+    types = data.draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))
+    totals = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    duration = data.draw(st.integers(1, 20))
+    m = PlannerMulti(0, duration, totals, types)
+    o = OracleMulti(0, duration, totals, types)
+    times = st.integers(-1, duration + 1)
+    durations = st.integers(0, 8)
+    for _ in range(data.draw(st.integers(1, 30))):
+        op = data.draw(st.sampled_from(MULTI_OPS))
+        k = len(o.entries)
+        size = data.draw(st.sampled_from([k, k, k, k + 1]))
+        counts = data.draw(st.lists(st.integers(0, 5), min_size=size, max_size=size))
+        mids = st.sampled_from([*o.span_ids(), -1, o.counter])
+        if op == "add":
+            args = (data.draw(times), data.draw(durations), counts)
+            r = _run(m.add_span, *args), _run(o.add_span, *args)
+        elif op == "rem":
+            mid = data.draw(mids)
+            r = _run(m.rem_span, mid), _run(o.rem_span, mid)
+        elif op == "reduce":
+            j = data.draw(st.integers(0, 3))
+            rtypes = data.draw(st.lists(st.sampled_from("abz"), min_size=j, max_size=j))
+            amounts = data.draw(st.lists(st.integers(-1, 4), min_size=j, max_size=j))
+            args = (data.draw(mids), amounts, rtypes)
+            r = _run(m.reduce_span, *args), _run(o.reduce_span, *args)
+        elif op == "first":
+            args = (data.draw(times), data.draw(durations), counts)
+            r = _run(m.avail_time_first, *args), _run(o.avail_time_first, *args)
+        elif op == "next":
+            r = _run(m.avail_time_next), _run(o.avail_time_next)
+        elif op == "during":
+            args = (data.draw(times), data.draw(durations), counts)
+            r = _run(m.avail_during, *args), _run(o.avail_during, *args)
+        elif op == "res_at":
+            args = (data.draw(times), data.draw(st.integers(-1, 3)))
+            r = _run(m.avail_resources_at, *args), _run(o.avail_resources_at, *args)
+        elif op == "array_at":
+            t = data.draw(times)
+            r = _run(m.avail_resources_array_at, t), _run(o.avail_resources_array_at, t)
+        elif op == "array_during":
+            args = (data.draw(times), data.draw(durations))
+            r = (
+                _run(m.avail_resources_array_during, *args),
+                _run(o.avail_resources_array_during, *args),
+            )
+        elif op == "planned_at":
+            args = (data.draw(mids), data.draw(st.integers(-1, 3)))
+            r = _run(m.span_planned_at, *args), _run(o.span_planned_at, *args)
+        elif op == "update":
+            j = data.draw(st.integers(0, 3))
+            utypes = data.draw(st.lists(st.sampled_from("abcd"), min_size=j, max_size=j))
+            utotals = data.draw(st.lists(st.integers(-1, 5), min_size=j, max_size=j))
+            r = _run(m.update, utotals, utypes), _run(o.update, utotals, utypes)
+        else:
+            args = (0, data.draw(st.integers(0, 20)))
+            r = _run(m.reset, *args), _run(o.reset, *args)
+        assert r[0] == r[1], (op, r)
+        _same_multi(m, o)
