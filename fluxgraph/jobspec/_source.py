@@ -10,9 +10,10 @@ away:
 * ``unquoted``: the paths of string scalars that yaml-cpp would not tag ``!`` (plain scalars and
   explicitly tagged ones) -- property constraints must be *quoted* strings (spec §4.3).
 
-Plain scalars are resolved like yaml-cpp converts them (YAML 1.2 core names for null and booleans;
-integers in decimal, ``0x`` hex or leading-``0`` octal), not with PyYAML's YAML 1.1 rules (so
-``yes`` stays a string and ``1_000`` is not a number).
+Plain scalars are resolved like yaml-cpp converts them (YAML 1.2 core names for null; ``true`` and
+``false`` only, the spellings libjobspec's ``exclusive`` check accepts; integers in decimal, ``0x``
+hex or leading-``0`` octal), not with PyYAML's YAML 1.1 rules (so ``yes`` and ``True`` stay strings
+and ``1_000`` is not a number).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ Path = tuple[str | int, ...]
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _QUOTED_STYLES = frozenset({'"', "'", "|", ">"})
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
-_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+# Only the spellings libjobspec's ``exclusive`` check accepts (it compares the text).
+_BOOLS = {"true": True, "false": False}
 _DEC = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"[-+]?0[0-7]+")
 _HEX = re.compile(r"[-+]?0[xX][0-9a-fA-F]+")

@@ -31,7 +31,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: undecodable text, NUL in the name
         err = JobspecError(f"can't open {os.fspath(path)}: {exc}", errno=getattr(exc, "errno", 0))
         err.path = ""
         err.reason = f"can't open {os.fspath(path)}"
@@ -44,8 +44,9 @@ def load(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Jobspec:
     Parameters
     ----------
     source
-        A path (``os.PathLike``, or a ``str`` without a newline that does not start with
-        ``{``), YAML or JSON text (``str`` or ``bytes``), or already-parsed data (a mapping).
+        A path (``os.PathLike``, or a non-empty ``str`` without a newline that does not start
+        with ``{`` or ``[``), YAML or JSON text (``str`` or ``bytes``), or already-parsed data (a
+        mapping).
         Text is read with a safe, non-recursive YAML reader; only the first document is used.
 
     Returns
@@ -88,7 +89,10 @@ def load(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Jobspec:
     elif isinstance(source, bytes):
         src = from_text(source.decode("utf-8", errors="replace"))
     elif isinstance(source, os.PathLike) or (
-        isinstance(source, str) and "\n" not in source and not source.lstrip().startswith("{")
+        isinstance(source, str)
+        and source
+        and "\n" not in source
+        and source.lstrip()[:1] not in "{["
     ):
         src = from_text(read_text(source))
     elif isinstance(source, str):
