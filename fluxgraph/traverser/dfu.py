@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from errno import EBUSY, EINVAL, ENODEV
 
+from fluxgraph.errors import PlannerError
 from fluxgraph.graph import STATUS_UP, ResourceGraph
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 from fluxgraph.traverser.pruning import PruningConfig
@@ -281,7 +282,11 @@ class Selector:
                 if sp is not None:
                     ud = r.user_data
                     req = [ud.get(t, 0) for t in sp.resource_types]
-                    if not sp.avail_during(meta.at, meta.duration, req):
+                    try:
+                        ok = sp.avail_during(meta.at, meta.duration, req)
+                    except PlannerError:  # a request over the total: busy, as the reference
+                        ok = False
+                    if not ok:
                         self.errno = EBUSY
                         return -1
         return 0

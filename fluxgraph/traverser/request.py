@@ -11,63 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["UINT_MAX", "Request", "build_requests", "calc_count", "prime_requests"]
+from fluxgraph.jobspec.counts import UINT_MAX, calc_count
 
-#: The reference's "unbounded" count (32-bit unsigned maximum).
-UINT_MAX = 0xFFFFFFFF
-
-
-def calc_count(cmin: int, cmax: int, operator: str, operand: int, qualified: int) -> int:
-    """How many units to take when ``qualified`` units are available (§4.2).
-
-    Examples
-    --------
-    >>> calc_count(2, 8, "+", 2, 7)
-    6
-    >>> calc_count(2, 64, "*", 2, 40)
-    32
-    >>> calc_count(3, 3, "+", 1, 2)
-    0
-    """
-    if cmin > cmax or cmin > qualified:
-        return 0
-    if operator == "+":
-        c = min(qualified, cmax)
-        return c - (c - cmin) % operand
-    if operator == "*":
-        if operand == 1:
-            return cmin
-        c, cur = 0, cmin
-        while cur <= qualified and cur <= cmax:
-            c = cur
-            cur = (cur * operand) & UINT_MAX
-            if cur == 0:
-                break
-        return c
-    if operator == "^":
-        if operand < 2 or cmin == 1:
-            return cmin
-        c, cur = 0, cmin
-        while cur <= qualified and cur <= cmax:
-            c = cur
-            cur = (cur**operand) & UINT_MAX
-            if cur <= c:
-                break
-        return c
-    return 0
+__all__ = ["Request", "build_requests", "prime_requests"]
 
 
 class Request:
     """One resource request of the jobspec tree, as the traverser walks it."""
 
     __slots__ = (
-        "cmax",
-        "cmin",
+        "count_max",
+        "count_min",
+        "count_operand",
+        "count_operator",
         "eff_max",
         "exclusive",
         "label",
-        "operand",
-        "operator",
         "type",
         "user_data",
         "with_",
@@ -85,22 +44,22 @@ class Request:
         with_: tuple[Request, ...],
     ) -> None:
         self.type = rtype
-        self.cmin = cmin
-        self.cmax = cmax
-        self.operator = operator
-        self.operand = operand
+        self.count_min = cmin
+        self.count_max = cmax
+        self.count_operator = operator
+        self.count_operand = operand
         self.exclusive = exclusive
         self.label = label
         self.with_ = with_
         self.user_data: dict[str, int] = {}
-        self.eff_max = calc_count(cmin, cmax, operator, operand, UINT_MAX)
+        self.eff_max = calc_count(self, UINT_MAX)
 
     def calc_count(self, qualified: int) -> int:
         """Units of this request to take when ``qualified`` are available."""
-        return calc_count(self.cmin, self.cmax, self.operator, self.operand, qualified)
+        return calc_count(self, qualified)
 
     def __repr__(self) -> str:
-        return f"Request({self.type}[{self.cmin}], with={list(self.with_)})"
+        return f"Request({self.type}[{self.count_min}], with={list(self.with_)})"
 
 
 def build_requests(resources: Iterable[Any]) -> list[Request]:
@@ -136,8 +95,8 @@ def prime_requests(
         if r.exclusive is True:
             exclusive_types.add(r.type)
         if is_pruning_type(r.type):
-            to_parent[r.type] = to_parent.get(r.type, 0) + r.cmin
+            to_parent[r.type] = to_parent.get(r.type, 0) + r.count_min
         prime_requests(list(r.with_), r.user_data, is_pruning_type, exclusive_types)
         for t, n in r.user_data.items():
             if is_pruning_type(t):
-                to_parent[t] = (to_parent.get(t, 0) + r.cmin * n) & UINT_MAX
+                to_parent[t] = (to_parent.get(t, 0) + r.count_min * n) & UINT_MAX

@@ -1,0 +1,138 @@
+"""Fluxion paper §6.1 level-of-detail study: fill each LOD machine with one job shape.
+
+For every LOD recipe (``grug_recipes/lod-*.graphml``), policy and prune setting, load the graph,
+then ``match allocate`` the job ``node{slot{10 core, 8 memory, 1 bb}}`` (High:
+``node{slot{socket{10 core, 8 memory, 1 bb}}}``) until the machine is full. Prints jobs matched,
+median and total match time. With ``--reference CMD`` the same command file also goes through a
+reference ``resource-query`` binary and the ratio of per-job match times is printed.
+
+    python3 benchmarks/lod_bench.py --lod high,med,low,low2 --policy first,high,low
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from fluxgraph.jobspec import load as load_jobspec  # noqa: E402
+from fluxgraph.matcher import Matcher  # noqa: E402
+from fluxgraph.readers import load as load_graph  # noqa: E402
+from fluxgraph.writers.sink import SelectionCollector  # noqa: E402
+
+LODS = ("high", "med", "low", "low2")
+
+
+def jobspec_text(lod: str) -> str:
+    """The study's job for one LOD, as canonical jobspec YAML."""
+    leaves = (
+        "[{type: core, count: 10}, {type: memory, count: 8}, {type: bb, count: 1}]"
+    )
+    slot_with = f"[{{type: socket, count: 1, with: {leaves}}}]" if lod == "high" else leaves
+    return (
+        "version: 9999\n"
+        "resources:\n"
+        "  - type: node\n"
+        "    count: 1\n"
+        "    with:\n"
+        "      - type: slot\n"
+        "        count: 1\n"
+        "        label: default\n"
+        f"        with: {slot_with}\n"
+        "attributes:\n"
+        "  system:\n"
+        "    duration: 3600\n"
+        "tasks:\n"
+        "  - command: [app]\n"
+        "    slot: default\n"
+        "    count: {per_slot: 1}\n"
+    )
+
+
+def run_ours(lod: str, policy: str, prune: str) -> dict:
+    graph = load_graph(REPO / "grug_recipes" / f"lod-{lod}.graphml")
+    matcher = Matcher(graph, "CA", policy, prune)
+    spec = load_jobspec(jobspec_text(lod))
+    times = []
+    job = 1
+    while True:
+        t0 = time.perf_counter()
+        out = matcher.run(spec, "allocate", job, SelectionCollector())
+        times.append(time.perf_counter() - t0)
+        if out.rc != 0:
+            break
+        job += 1
+    return {
+        "jobs": job - 1,
+        "median_ms": statistics.median(times) * 1e3,
+        "total_s": sum(times),
+    }
+
+
+def run_reference(cmd: str, lod: str, policy: str, prune: str, jobs: int) -> float:
+    """Reference seconds spent matching: wall(commands) - wall(quit only)."""
+    recipe = REPO / "grug_recipes" / f"lod-{lod}.graphml"
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = Path(tmp) / "job.yaml"
+        spec.write_text(jobspec_text(lod))
+        full = Path(tmp) / "cmds"
+        full.write_text(f"match allocate {spec}\n" * (jobs + 1) + "quit\n")
+        quit_only = Path(tmp) / "quit"
+        quit_only.write_text("quit\n")
+        args = [*cmd.split(), "-L", str(recipe), "-P", policy, "-d"]
+        if prune:
+            args += ["-p", prune]
+
+        def wall(path: Path) -> float:
+            t0 = time.perf_counter()
+            with path.open() as fh:
+                subprocess.run(args, stdin=fh, stdout=subprocess.DEVNULL, check=False)
+            return time.perf_counter() - t0
+
+        return wall(full) - wall(quit_only)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--lod", default=",".join(LODS))
+    ap.add_argument("--policy", default="first,high,low")
+    ap.add_argument("--prune", default="ALL:core", help="prune filter spec, or 'none'")
+    ap.add_argument("--reference", default="", help="command of a reference resource-query")
+    ap.add_argument("--json", default="", help="write results as JSON to this path")
+    args = ap.parse_args(argv)
+    prune = "" if args.prune == "none" else args.prune
+    rows = []
+    print(f"{'lod':6} {'policy':7} {'prune':10} {'jobs':>6} {'median_ms':>10} {'total_s':>9}")
+    for lod in args.lod.split(","):
+        for policy in args.policy.split(","):
+            row = {"lod": lod, "policy": policy, "prune": args.prune}
+            row.update(run_ours(lod, policy, prune))
+            line = (
+                f"{lod:6} {policy:7} {args.prune:10} {row['jobs']:>6} "
+                f"{row['median_ms']:>10.3f} {row['total_s']:>9.2f}"
+            )
+            if args.reference:
+                ref_s = run_reference(args.reference, lod, policy, prune, row["jobs"])
+                row["reference_jobs"] = row["jobs"]
+                row["reference_total_s"] = ref_s
+                row["ratio"] = (row["total_s"] / max(row["jobs"], 1)) / (
+                    ref_s / max(row["jobs"], 1)
+                )
+                line += f"  ref {ref_s:8.2f}s  ratio {row['ratio']:.2f}"
+            print(line, flush=True)
+            rows.append(row)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": rows}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
