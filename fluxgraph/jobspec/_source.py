@@ -235,7 +235,7 @@ def from_text(text: str) -> Source:
 def _compose(text: str) -> Source:
     marks: dict[Path, tuple[int, int]] = {}
     unquoted: set[Path] = set()
-    anchors: dict[str, tuple[Any, int]] = {}
+    anchors: dict[str, tuple[Any, int, bool | None]] = {}  # value, nodes, quoted (scalars)
     stack: list[_Frame] = []
     root: Any = None
     total = 0
@@ -280,22 +280,22 @@ def _compose(text: str) -> Source:
             break
         elif isinstance(ev, yaml.ScalarEvent):
             value, quoted = _scalar(ev)
+            if ev.anchor:
+                anchors[ev.anchor] = (value, 1, quoted)
             if key_expected():
                 set_key(ev.value)
                 continue
             attach(value, ev, 1, quoted)
-            if ev.anchor:
-                anchors[ev.anchor] = (value, 1)
         elif isinstance(ev, yaml.AliasEvent):
             if ev.anchor not in anchors:
                 raise _yaml_alias_error(ev)
-            value, nodes = anchors[ev.anchor]
+            value, nodes, quoted = anchors[ev.anchor]
             if key_expected():
                 if not isinstance(value, str | int | float | bool) and value is not None:
                     raise make_error(stack[-1].path, "mapping keys must be scalars")
-                set_key(str(value))
+                set_key(scalar_text(value))
                 continue
-            attach(value, ev, nodes, None)
+            attach(value, ev, nodes, quoted)
         elif isinstance(ev, yaml.MappingStartEvent | yaml.SequenceStartEvent):
             if key_expected():
                 raise make_error(stack[-1].path, "mapping keys must be scalars")
@@ -310,7 +310,7 @@ def _compose(text: str) -> Source:
             if stack:
                 stack[-1].nodes += frame.nodes
             if frame.anchor:
-                anchors[frame.anchor] = (frame.container, frame.nodes)
+                anchors[frame.anchor] = (frame.container, frame.nodes, None)
     if not started:
         return Source(None, {}, frozenset())
     return Source(root, marks, frozenset(unquoted))

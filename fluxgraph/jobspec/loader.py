@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Container, Mapping
+from errno import EINVAL
 from typing import Any
 
 import yaml
@@ -32,7 +33,8 @@ def read_text(path: str | os.PathLike[str]) -> str:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
     except (OSError, ValueError) as exc:  # ValueError: undecodable text, NUL in the name
-        err = JobspecError(f"can't open {os.fspath(path)}: {exc}", errno=getattr(exc, "errno", 0))
+        errno = exc.errno if isinstance(exc, OSError) and exc.errno else EINVAL
+        err = JobspecError(f"can't open {os.fspath(path)}: {exc}", errno=errno)
         err.path = ""
         err.reason = f"can't open {os.fspath(path)}"
         raise err from exc
