@@ -291,7 +291,7 @@ def _parse_json(text: str, source: str) -> Any:
         return json.loads(text, parse_int=_int64, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
         raise fail(err.msg, err.lineno, err.colno) from err
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         raise fail(str(err), 1, 0) from err
 
 

@@ -447,6 +447,13 @@ ERRORS = [
     (MACHINE.format(info=HOST, body='<object type="Gizmo"/>'), LOAD, "unknown hwloc object"),
     ('<topology><object type="Core" cpuset="0x1"/></topology>', LOAD, "not a Machine"),
     (
+        MACHINE.format(
+            info=HOST, body='<object type="Group" cpuset="0x1">' * 5000 + "</object>" * 5000
+        ),
+        LOAD,
+        "recursion",
+    ),
+    (
         MACHINE.format(info='<info name="HostName" value="n99999999999999999999"/>', body=PU),
         "Error converting node id for n99999999999999999999; Error hwloc walk: rank -1; ",
         "overflows",

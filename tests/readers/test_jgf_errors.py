@@ -212,6 +212,7 @@ def test_unpack_rejects_malformed_jgf_and_leaves_graph_unchanged(data, reference
         '{"graph": {"nodes": [], "edges": []}} trailing',
         '{"graph": {"nodes": [], "edges": [NaN]}}',
         '{"graph": {"nodes": [], "edges": [9223372036854775808]}}',
+        '{"graph": ' + "[" * 100_000 + "]" * 100_000 + "}",  # nesting beyond the recursion limit
     ],
 )
 def test_unpack_reports_bad_json_with_jansson_prefix(data):
