@@ -52,7 +52,14 @@ class ReaderError(FluxgraphError):
 
 
 class JobspecError(FluxgraphError):
-    """Invalid jobspec."""
+    """Invalid jobspec.
+
+    ``path`` names the offending place (``resources[0].count.min``; ``""`` for the whole
+    document) and ``reason`` is the reference's text alone, which the CLI prints.
+    """
+
+    path: str = ""
+    reason: str = ""
 
 
 class MatchError(FluxgraphError):
