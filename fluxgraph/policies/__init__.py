@@ -9,8 +9,17 @@ from types import MappingProxyType
 from fluxgraph.errors import MatchError
 from fluxgraph.policies.base import MatchPolicy
 from fluxgraph.policies.ids import IdOrder
+from fluxgraph.policies.locality import LocalityAware
+from fluxgraph.policies.variation import VariationAware
 
-__all__ = ["POLICIES", "IdOrder", "MatchPolicy", "create_policy"]
+__all__ = [
+    "POLICIES",
+    "IdOrder",
+    "LocalityAware",
+    "MatchPolicy",
+    "VariationAware",
+    "create_policy",
+]
 
 #: Named policies -> constructor (the reference's policy factory table).
 POLICIES: MappingProxyType[str, Callable[[], MatchPolicy]] = MappingProxyType(
@@ -25,6 +34,8 @@ POLICIES: MappingProxyType[str, Callable[[], MatchPolicy]] = MappingProxyType(
         "hinode": partial(IdOrder, prefer_high=True, node_centric=True),
         "lonodex": partial(IdOrder, prefer_high=False, node_centric=True, node_exclusive=True),
         "hinodex": partial(IdOrder, prefer_high=True, node_centric=True, node_exclusive=True),
+        "locality": LocalityAware,
+        "variation": VariationAware,
     }
 )
 
