@@ -3,6 +3,10 @@
 Runs ``../shared/conformance/run.py`` against ``python3 -m fluxgraph.query`` for the case ids
 listed in ``conformance_must_pass.txt`` (one per line, ``#`` comments allowed) and fails listing
 every id that no longer passes. Skipped when the shared directory is absent.
+
+Each case starts a Python process (about 0.5 s), so by default only the first listed case of
+each reference script runs (about 15 s); set ``FLUXGRAPH_CONFORMANCE=all`` to run every listed
+case (about 2 minutes on two cores).
 """
 
 from __future__ import annotations
@@ -35,6 +39,11 @@ def test_conformance_must_pass_cases(tmp_path):
     if not RUNNER.is_file():
         pytest.skip(f"shared conformance suite not found at {RUNNER}")
     ids = _must_pass()
+    if os.environ.get("FLUXGRAPH_CONFORMANCE") != "all":
+        first: dict[str, str] = {}
+        for case in ids:
+            first.setdefault(case.split(":", 1)[0], case)
+        ids = list(first.values())
     if not ids:
         pytest.skip("no must-pass conformance case listed yet")
     pattern = "^(" + "|".join(re.escape(i) for i in ids) + ")$"
