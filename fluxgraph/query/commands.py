@@ -26,7 +26,7 @@ from fluxgraph.query.session_ops import (
     set_status,
     update,
 )
-from fluxgraph.writers.match._json import dumps
+from fluxgraph.writers.match import dumps
 
 __all__ = ["COMMANDS", "MATCH_OPS", "Command", "dispatch", "strtoll"]
 

@@ -6,7 +6,7 @@ import io
 from dataclasses import dataclass, field
 from errno import EINVAL
 
-from fluxgraph.errors import JobspecError, MatchError
+from fluxgraph.errors import JobspecError, MatchError, ReaderError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.query.repl import Session
 from fluxgraph.writers.match import create
@@ -96,3 +96,54 @@ def session(matcher=None, fmt="simple", elapse=False, same_out=False):
         clock=iter(range(1000)).__next__,
     )
     return s, out, stdout, stderr
+
+
+@dataclass
+class FullFakeMatcher(FakeMatcher):
+    """Also offers the graph-changing operations the REPL bridges to (see session_ops)."""
+
+    update_outcome: Outcome = field(default_factory=Outcome)
+    statuses: list[tuple[str, str]] = field(default_factory=list)
+    partial_full: bool = False
+
+    def find(self, expression, writer):
+        if "bad" in expression:
+            raise MatchError(f"find: invalid criteria: {expression}.\n", errno=EINVAL)
+        g = self.graph
+        if "cores" in expression:
+            writer.emit_vtx(g, 2, 3, 1, True, False)
+            writer.emit_edg(g, 1, False)
+        writer.emit_vtx(g, 1, 2, 1, True, False)
+        writer.emit_edg(g, 0, False)
+        writer.emit_vtx(g, 0, 1, 1, True, False)
+        writer.emit_tm(0, 0)
+
+    def update(self, reader, text, job_id, at, duration, writer):
+        out = self.update_outcome
+        if out.rc == 0:
+            self.run(None, "allocate", job_id, writer)
+        return Outcome(out.rc, out.errno, at, duration, out.message, 3, 2)
+
+    def attach(self, text):
+        if text.startswith("bad"):
+            raise ReaderError("bad JGF", errno=EINVAL, reference_message="unpack: bad input.\n")
+
+    def remove_subgraph(self, path):
+        if path not in self.graph.by_path:
+            raise MatchError(f"remove: path {path} not found.\n")
+
+    def remove_ranks(self, ranks):
+        if 5 in ranks:
+            err = MatchError("remove: 5 not found in by_rank map.")
+            err.stage = "partial_cancel"
+            raise err
+
+    def partial_cancel(self, job_id, reader, text):
+        if text.startswith("bad"):
+            raise MatchError("remove: partial_cancel returned error.\n")
+        return self.partial_full
+
+    def set_status(self, path, status):
+        if path == "/c0/node0/core1":
+            raise MatchError("mark failed")
+        self.statuses.append((path, status))

@@ -3,8 +3,9 @@
 The traverser feeds a writer with ``emit_vtx``/``emit_edg``/``emit_tm``/``emit_attrs`` (see
 :mod:`fluxgraph.writers.sink`); ``emit()`` then returns the text of everything accumulated since
 the last successful emit and clears it (each format has its own rules for what survives), and
-``emit_json()`` returns the same as a JSON value (used by ``find``). A failing emit raises
-:class:`~fluxgraph.errors.MatchError` with the reference's ``errno``.
+``emit_json()`` returns the same as a JSON value (used by ``find``; :func:`dumps` renders it
+as the reference prints JSON). A failing emit raises :class:`~fluxgraph.errors.MatchError`
+with the reference's ``errno``.
 
 Examples
 --------
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from fluxgraph.errors import QueryError
+from fluxgraph.writers.match._json import dumps
 from fluxgraph.writers.match.jgf import JgfShorthandWriter, JgfWriter
 from fluxgraph.writers.match.rlite import RliteWriter
 from fluxgraph.writers.match.rv1 import Rv1NoschedWriter, Rv1ShorthandWriter, Rv1Writer
@@ -39,6 +41,7 @@ __all__ = [
     "Rv1Writer",
     "SimpleWriter",
     "create",
+    "dumps",
 ]
 
 #: Format name (the ``-F`` option) -> writer class, in the reference's order.
