@@ -239,13 +239,13 @@ def expressions(draw, depth=0):
 
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(expressions(), st.booleans(), st.booleans(), st.booleans())
-def test_evaluation_is_strictly_left_to_right(expr, down, alloc, res):
+def test_parse_evaluates_strictly_left_to_right(expr, down, alloc, res):
     text, oracle = expr
     e = parse(text)
     assert e(None, 0, down, alloc, res) == oracle(down, alloc, res)
 
 
-def test_or_has_no_lower_precedence_than_and():
+def test_parse_gives_and_no_precedence_over_or():
     e = parse("status=up or status=down and sched-now=allocated")
     # (up or down) and allocated: false for a free vertex although "status=up" holds
     assert e(None, 0, False, False, False) is False
@@ -397,7 +397,7 @@ def test_find_leaves_matching_state_alone(matcher):
 # -- agfilter -------------------------------------------------------------------------------------
 
 
-def test_agfilter_reports_aggregate_usage_now(matcher):
+def test_find_agfilter_reports_aggregate_usage_now(matcher):
     r = matcher.match(jobspec(1, 1, 3))
     out = JgfWriter()
     find(matcher.traverser, "agfilter=t", out)
@@ -419,7 +419,7 @@ def test_agfilter_reports_aggregate_usage_now(matcher):
     assert all(e["target"] in emitted and e["source"] in emitted for e in doc["graph"]["edges"])
 
 
-def test_agfilter_with_jobid_reports_that_job(matcher):
+def test_find_agfilter_with_jobid_reports_that_job(matcher):
     matcher.match(jobspec(1, 1, 3))
     matcher.match(jobspec(1, 1, 2))
     out = JgfWriter()
@@ -438,7 +438,7 @@ def test_agfilter_with_jobid_reports_that_job(matcher):
     assert set(shown) == job2
 
 
-def test_agfilter_false_adds_nothing(matcher):
+def test_find_agfilter_false_adds_nothing(matcher):
     out = JgfWriter()
     find(matcher.traverser, "names=node0 agfilter=f", out)
     nodes = out.emit_json()["graph"]["nodes"]

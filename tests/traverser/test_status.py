@@ -154,7 +154,7 @@ def test_mark_ranks_picks_shortest_dominant_path():
 # -- effect on matching --------------------------------------------------------------------------
 
 
-def test_down_node_is_skipped_by_matching(matcher):
+def test_mark_down_node_is_skipped_by_matching(matcher):
     mark(matcher.traverser, "/tiny0/node1", "down")
     r = matcher.match(jobspec(1))
     assert {x.name for x in r.resources if x.type == "node"} == {"node0"}
@@ -163,7 +163,7 @@ def test_down_node_is_skipped_by_matching(matcher):
     assert info.value.errno == EBUSY
 
 
-def test_node_back_up_is_matched_again(matcher):
+def test_mark_node_back_up_is_matched_again(matcher):
     tr = matcher.traverser
     mark(tr, "/tiny0/node1", "down")
     mark(tr, "/tiny0/node1", "up")
@@ -171,7 +171,7 @@ def test_node_back_up_is_matched_again(matcher):
     assert {x.name for x in r.resources if x.type == "node"} == {"node0", "node1"}
 
 
-def test_down_socket_hides_its_cores(matcher):
+def test_mark_down_socket_hides_its_cores(matcher):
     mark(matcher.traverser, "/tiny0/node1/socket1", "down")
     r = matcher.match(jobspec(1, cores=4))  # policy high prefers node1/socket1
     assert {x.name for x in r.resources if x.type == "socket"} == {"socket0"}
@@ -182,7 +182,7 @@ def test_down_socket_hides_its_cores(matcher):
     assert sockets != ["/tiny0/node1/socket1"]
 
 
-def test_down_cluster_makes_node_requests_unsatisfiable(matcher):
+def test_mark_down_cluster_makes_node_requests_unsatisfiable(matcher):
     mark(matcher.traverser, "/tiny0", "down")
     with pytest.raises(MatchError) as info:
         matcher.match(jobspec(1))
@@ -195,7 +195,7 @@ def test_down_cluster_makes_node_requests_unsatisfiable(matcher):
     assert matcher.match(jobspec(1), op="allocate_with_satisfiability").job_id == 1
 
 
-def test_down_node_below_up_cluster_is_still_satisfiable(matcher):
+def test_mark_down_nodes_count_in_the_node_precheck(matcher):
     mark(matcher.traverser, "/tiny0/node0", "down")
     mark(matcher.traverser, "/tiny0/node1", "down")
     assert matcher.traverser.nodes_up == 0
@@ -209,7 +209,7 @@ def test_down_node_below_up_cluster_is_still_satisfiable(matcher):
     assert matcher.match(jobspec(1), op="allocate_with_satisfiability").job_id == 1
 
 
-def test_status_does_not_touch_scheduled_jobs(matcher):
+def test_mark_leaves_scheduled_jobs_alone(matcher):
     r = matcher.match(jobspec(1, cores=2))
     sched = matcher.graph.schedule
     tagged = [v for v in range(matcher.graph.num_vertices) if sched.tags[v]]
