@@ -261,8 +261,10 @@ class FlexibleTraverser(Traverser):
         """Try each xor-slot variant in order; the first that fits replaces ``requests``."""
         key = tuple(requests)
         cached = self._split
-        if cached is not None and len(cached[0]) == len(key) and all(
-            a is b for a, b in zip(cached[0], key, strict=True)
+        if (
+            cached is not None
+            and len(cached[0]) == len(key)
+            and all(a is b for a, b in zip(cached[0], key, strict=True))
         ):
             variants = cached[1]
         else:
