@@ -206,9 +206,7 @@ class Planner:
         pts = self._pts
         pts.restore()
         start, last, planned = span
-        pts.apply(start, last, -planned, planned, None)
-        pts.unref(start)
-        pts.unref(last)
+        pts.release(start, last, planned)
         del self._spans[span_id]
         self._iter_set = False
 

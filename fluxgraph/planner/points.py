@@ -1,140 +1,772 @@
-"""Scheduled points of one planner (simple list-based version)."""
+"""Scheduled points of one planner: a B+-tree of parallel-array blocks with augmented nodes.
+
+The layout follows sortedcontainers' ``_lists``/``_maxes``: points live in leaf blocks of
+parallel lists ``at`` (time, ascending), ``sched``, ``rem`` (live remaining), ``key`` and
+``ref``. ``key`` is the remaining amount recorded when the point last entered the reference's
+MT tree; it differs from ``rem`` only after ``update_total`` (the stale-key quirk, §1.6). Leaves
+are chained (``prev``/``next``) under internal nodes that keep, per child, its first time
+(``first``), maximum key (``kmax``), minimum remaining (``kmin``) and, in the child itself, a
+staircase bounding its longest free stretch per threshold (:mod:`._stairs`).
+
+The reference's MT tree and tracked points are kept implicitly: after an earliest-time search
+with request ``c`` that stopped at time ``tau``, the tracked points are exactly the points with
+``key >= c`` and ``at <= tau`` (the search visits candidates in time order). Restoring them only
+has a visible effect on *stale* points (``key != rem``), which are kept in a ``SortedList``.
+
+One tuning constant, :data:`LOAD`: blocks and nodes hold ``LOAD // 2`` to ``2 * LOAD`` entries.
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import pairwise
 
-__all__: list[str] = []
+from sortedcontainers import SortedList
 
-_NEG_INF = float("-inf")
-_POS_INF = float("inf")
+from fluxgraph.planner._stairs import INF, leaf_stairs, merge, shift
+
+__all__ = ["LOAD"]
+
+#: Target block and node size (split above ``2 * LOAD``, merge below ``LOAD // 2``). Blocks are
+#: scanned point by point in Python, so they stay small; 64 keeps a tree of 2M points 3 levels
+#: deep while a block scan stays within a few microseconds.
+LOAD = 64
+
+
+class _Leaf:
+    """A block of points (parallel lists) plus its staircase and state flag."""
+
+    __slots__ = (
+        "at",
+        "isln",
+        "isnr",
+        "key",
+        "next",
+        "parent",
+        "pos",
+        "prev",
+        "ref",
+        "rem",
+        "sched",
+        "sln",
+        "snr",
+        "st",
+    )
+    is_leaf = True
+
+
+class _Node:
+    """An internal node: children with their first time, max key and min remaining."""
+
+    __slots__ = ("first", "kids", "kmax", "kmin", "parent", "pos", "sln", "snr", "st")
+    is_leaf = False
+
+
+def _agg(kid: _Leaf | _Node) -> tuple[int, int, int]:
+    """(first time, max key, min remaining) of a child."""
+    if kid.is_leaf:
+        return kid.at[0], max(kid.key), min(kid.rem)
+    return kid.first[0], max(kid.kmax), min(kid.kmin)
+
+
+def _new_node(kids: list) -> _Node:
+    node = _Node()
+    node.kids = kids
+    node.first, node.kmax, node.kmin = [], [], []
+    for k, kid in enumerate(kids):
+        f, mx, mn = _agg(kid)
+        node.first.append(f)
+        node.kmax.append(mx)
+        node.kmin.append(mn)
+        kid.parent = node
+        kid.pos = k
+    node.snr, node.sln = merge((kid.snr, kid.sln) for kid in kids)
+    node.st = 0
+    node.parent = None
+    node.pos = 0
+    return node
+
+
+def _new_leaf(at, sched, rem, key, ref) -> _Leaf:
+    """A leaf without staircases (set them with :func:`_set_stairs` once it is chained)."""
+    leaf = _Leaf()
+    leaf.at, leaf.sched, leaf.rem, leaf.key, leaf.ref = at, sched, rem, key, ref
+    leaf.prev = leaf.next = leaf.parent = None
+    leaf.pos = 0
+    return leaf
+
+
+def _set_stairs(leaf: _Leaf) -> None:
+    """Exact staircases of a chained leaf (they look into the next leaf)."""
+    nxt = leaf.next
+    if nxt is None:
+        leaf.snr, leaf.sln, leaf.isnr, leaf.isln = leaf_stairs(leaf.at, leaf.rem, None, None)
+    else:
+        leaf.snr, leaf.sln, leaf.isnr, leaf.isln = leaf_stairs(leaf.at, leaf.rem, nxt.at, nxt.rem)
+    leaf.st = 0
 
 
 class _Points:
-    """Time-ordered scheduled points with live ``remaining`` and MT keys."""
+    """Time-ordered scheduled points with live remaining amounts and MT keys."""
 
-    __slots__ = ("at", "key", "ref", "rem", "sched", "stale", "trk_c", "trk_t")
+    __slots__ = ("head", "height", "root", "stale", "touched", "trk_c", "trk_t")
 
     def __init__(self, base: int, total: int) -> None:
-        self.at = [base]
-        self.sched = [0]
-        self.rem = [total]
-        self.key = [total]
-        self.ref = [1]
-        self.stale: set[int] = set()
+        self._build([base], [0], [total], [total], [1])
+        self.stale = SortedList()
         self.trk_c: int | None = None
-        self.trk_t: float = _NEG_INF
+        self.trk_t: float = -INF
+
+    def _build(self, at, sched, rem, key, ref) -> None:
+        """Bulk-load sorted parallel lists into fresh leaves and nodes."""
+        leaves = []
+        for lo in range(0, len(at), LOAD):
+            hi = lo + LOAD
+            leaf = _new_leaf(at[lo:hi], sched[lo:hi], rem[lo:hi], key[lo:hi], ref[lo:hi])
+            if leaves:
+                leaf.prev = leaves[-1]
+                leaves[-1].next = leaf
+            leaves.append(leaf)
+        for leaf in leaves:
+            _set_stairs(leaf)
+        level: list = leaves
+        height = 0
+        while True:
+            level = [_new_node(level[lo : lo + LOAD]) for lo in range(0, len(level), LOAD)]
+            height += 1
+            if len(level) == 1:
+                break
+        self.root = level[0]
+        self.height = height
+        self.head = leaves[0]
+        self.touched: set[_Leaf] = set()
 
     def copy(self) -> _Points:
         new = _Points.__new__(_Points)
-        new.at = self.at[:]
-        new.sched = self.sched[:]
-        new.rem = self.rem[:]
-        new.key = self.key[:]
-        new.ref = self.ref[:]
-        new.stale = set(self.stale)
+        cols: list[list[int]] = [[], [], [], [], []]
+        leaf = self.head
+        while leaf is not None:
+            for col, lst in zip(
+                cols, (leaf.at, leaf.sched, leaf.rem, leaf.key, leaf.ref), strict=True
+            ):
+                col.extend(lst)
+            leaf = leaf.next
+        new._build(*cols)
+        new.stale = SortedList(self.stale)
         new.trk_c = self.trk_c
         new.trk_t = self.trk_t
         return new
 
-    def state_rem(self, t: int) -> int | None:
-        i = bisect_right(self.at, t) - 1
-        return None if i < 0 else self.rem[i]
+    # -- navigation -----------------------------------------------------------------------------
 
-    def window_min(self, t0: int, t1: int) -> int | None:
-        at = self.at
-        i = bisect_right(at, t0) - 1
-        if i < 0:
-            return None
-        j = bisect_left(at, t1)
-        return min(self.rem[i:j])
+    def _leaf_for(self, t: int) -> _Leaf:
+        """The leaf holding the state point of ``t`` (the first leaf if ``t`` precedes all)."""
+        node = self.root
+        for _ in range(self.height):
+            i = bisect_right(node.first, t) - 1
+            node = node.kids[i if i > 0 else 0]
+        return node
+
+    def _path(self, leaf: _Leaf) -> list[list]:
+        """Search stack ``[node, index of the child on the path, entered fresh]``, root first."""
+        stack = []
+        child = leaf
+        node = leaf.parent
+        while node is not None:
+            stack.append([node, child.pos, False])
+            child = node
+            node = node.parent
+        stack.reverse()
+        return stack
+
+    # -- aggregates and staircases --------------------------------------------------------------
+
+    def _fix_up(self, child) -> None:
+        """Rewrite ``child``'s entry in its parent (and upwards) after its points changed."""
+        node = child.parent
+        while node is not None:
+            x = child.pos
+            f, mx, mn = _agg(child)
+            if node.first[x] == f and node.kmax[x] == mx and node.kmin[x] == mn:
+                return
+            node.first[x] = f
+            node.kmax[x] = mx
+            node.kmin[x] = mn
+            child = node
+            node = node.parent
+
+    def _merge_up(self, node, kids) -> None:
+        """Make ``node`` and its ancestors bound the staircases of ``kids`` again."""
+        while node is not None:
+            snr, sln = merge([(node.snr, node.sln), *((k.snr, k.sln) for k in kids)])
+            if snr == node.snr and sln == node.sln:
+                return
+            node.snr, node.sln, node.st = snr, sln, 1
+            kids = (node,)
+            node = node.parent
+
+    def _refresh(self) -> None:
+        """Recompute the exact staircases of leaves whose free amounts grew."""
+        for leaf in self.touched:
+            if leaf.parent is not None:
+                self._tighten(leaf)
+                self._merge_up(leaf.parent, (leaf,))
+        self.touched.clear()
+
+    def _touch(self, leaf: _Leaf) -> None:
+        """Free amounts of ``leaf`` grew: refresh it and the leaf looking into it, later."""
+        self.touched.add(leaf)
+        if leaf.prev is not None:
+            self.touched.add(leaf.prev)
+
+    @staticmethod
+    def _loosen(leaf: _Leaf) -> None:
+        """Free amounts of ``leaf`` shrank: its staircases (and its predecessor's) only bound."""
+        leaf.st = 1
+        if leaf.prev is not None:
+            leaf.prev.st = 1
+
+    def _tighten(self, obj) -> None:
+        """Recompute a loose staircase from its data (leaf) or its children (node)."""
+        if obj.is_leaf:
+            _set_stairs(obj)
+        else:
+            obj.snr, obj.sln = merge((k.snr, k.sln) for k in obj.kids)
+        obj.st = 0
+        if obj.parent is not None:
+            obj.parent.st = 1
+
+    # -- structure ------------------------------------------------------------------------------
+
+    def _insert_kid(self, node: _Node, x: int, kid) -> None:
+        f, mx, mn = _agg(kid)
+        node.kids.insert(x, kid)
+        node.first.insert(x, f)
+        node.kmax.insert(x, mx)
+        node.kmin.insert(x, mn)
+        kid.parent = node
+        kids = node.kids
+        for k in range(x, len(kids)):
+            kids[k].pos = k
+
+    def _remove_kid(self, node: _Node, x: int) -> None:
+        kids = node.kids
+        kids[x].parent = None
+        for lst in (kids, node.first, node.kmax, node.kmin):
+            del lst[x]
+        for k in range(x, len(kids)):
+            kids[k].pos = k
+        node.st = 1
+        if kids:
+            self._fix_up(node)
+
+    def _split(self, obj) -> None:
+        """Split an over-full leaf or node in two halves."""
+        h = len(obj.at if obj.is_leaf else obj.kids) >> 1
+        if obj.is_leaf:
+            new = _new_leaf(obj.at[h:], obj.sched[h:], obj.rem[h:], obj.key[h:], obj.ref[h:])
+            for lst in (obj.at, obj.sched, obj.rem, obj.key, obj.ref):
+                del lst[h:]
+            new.prev = obj
+            new.next = obj.next
+            if obj.next is not None:
+                obj.next.prev = new
+            obj.next = new
+            _set_stairs(new)
+            if obj.prev is not None:  # it looked into obj's second half, now a new leaf
+                self._tighten(obj.prev)
+                self._merge_up(obj.prev.parent, (obj.prev,))
+        else:
+            new = _new_node(obj.kids[h:])
+            for lst in (obj.kids, obj.first, obj.kmax, obj.kmin):
+                del lst[h:]
+        self._tighten(obj)
+        parent = obj.parent
+        if parent is None:
+            root = _new_node([obj, new])
+            self.root = root
+            self.height += 1
+            return
+        self._insert_kid(parent, obj.pos + 1, new)
+        self._fix_up(obj)
+        self._merge_up(parent, (obj, new))
+        if len(parent.kids) > 2 * LOAD:
+            self._split(parent)
+
+    def _shrink(self, obj) -> None:
+        """Handle a leaf or node that lost entries: drop it if empty, merge it if tiny."""
+        parent = obj.parent
+        if parent is None:  # the root: drop levels with a single child
+            while self.height > 1 and len(self.root.kids) == 1:
+                self.root = self.root.kids[0]
+                self.root.parent = None
+                self.root.pos = 0
+                self.height -= 1
+            return
+        size = len(obj.at if obj.is_leaf else obj.kids)
+        if size == 0:
+            if obj.is_leaf:
+                obj.prev.next = obj.next  # the head leaf holds the base point: never empty
+                if obj.next is not None:
+                    obj.next.prev = obj.prev
+            self._remove_kid(parent, obj.pos)
+            self._shrink(parent)
+            return
+        if size >= LOAD // 2 or len(parent.kids) < 2:
+            return
+        x = obj.pos
+        left, right = (parent.kids[x - 1], obj) if x > 0 else (obj, parent.kids[1])
+        if left.is_leaf:
+            for a, b in zip(
+                (left.at, left.sched, left.rem, left.key, left.ref),
+                (right.at, right.sched, right.rem, right.key, right.ref),
+                strict=True,
+            ):
+                a.extend(b)
+            left.next = right.next
+            if right.next is not None:
+                right.next.prev = left
+            if left.prev is not None:  # left grew at its end: left.prev's bound may loosen
+                left.prev.st = 1
+        else:
+            for kid in right.kids:
+                self._insert_kid(left, len(left.kids), kid)
+        self._remove_kid(parent, right.pos)
+        self._tighten(left)
+        self._fix_up(left)
+        self._merge_up(parent, (left,))
+        if len(left.at if left.is_leaf else left.kids) > 2 * LOAD:
+            self._split(left)
+        self._shrink(left.parent)
+
+    # -- point updates --------------------------------------------------------------------------
 
     def ref_point(self, t: int) -> None:
-        at = self.at
-        i = bisect_left(at, t)
-        if i < len(at) and at[i] == t:
-            self.ref[i] += 1
+        """Reference the point at ``t``, creating it from its state point if needed."""
+        leaf = self._leaf_for(t)
+        at = leaf.at
+        j = bisect_left(at, t)
+        if j < len(at) and at[j] == t:
+            leaf.ref[j] += 1
             return
-        at.insert(i, t)
-        self.sched.insert(i, self.sched[i - 1])
-        r = self.rem[i - 1]
-        self.rem.insert(i, r)
-        self.key.insert(i, r)
-        self.ref.insert(i, 1)
+        # j >= 1: the leaf's first point precedes t, so the state point is at[j - 1].
+        r = leaf.rem[j - 1]
+        at.insert(j, t)
+        leaf.sched.insert(j, leaf.sched[j - 1])
+        leaf.rem.insert(j, r)
+        leaf.key.insert(j, r)
+        leaf.ref.insert(j, 1)
+        # A copy of the previous point's remaining leaves every stretch length unchanged; only
+        # the max key can grow (the previous point's own key may be stale).
+        if r > leaf.parent.kmax[leaf.pos]:
+            self._fix_up(leaf)
+        if len(at) > 2 * LOAD:
+            self._split(leaf)
 
-    def unref(self, t: int) -> None:
-        i = bisect_left(self.at, t)
-        self.ref[i] -= 1
-        if self.ref[i] == 0:
-            for lst in (self.at, self.sched, self.rem, self.key, self.ref):
-                del lst[i]
+    def _unref(self, t: int) -> None:
+        leaf = self._leaf_for(t)
+        j = bisect_left(leaf.at, t)
+        leaf.ref[j] -= 1
+        if leaf.ref[j]:
+            return
+        for lst in (leaf.at, leaf.sched, leaf.rem, leaf.key, leaf.ref):
+            del lst[j]
+        if self.stale:
             self.stale.discard(t)
+        self._touch(leaf)
+        if leaf.at:
+            self._fix_up(leaf)
+        self._shrink(leaf)
+
+    def _apply(self, t0: int, t1: int, dsched: int, drem: int, limit: int | None) -> None:
+        leaf = self._leaf_for(t0)
+        i = bisect_left(leaf.at, t0)
+        aborted = False
+        while True:
+            at = leaf.at
+            k = bisect_left(at, t1, i)
+            if k > i:
+                rem = leaf.rem
+                if aborted:
+                    pass
+                elif limit is None:
+                    leaf.sched[i:k] = [s + dsched for s in leaf.sched[i:k]]
+                    rem[i:k] = [r + drem for r in rem[i:k]]
+                else:  # partial reduce: stop after the first point out of range (§1.5)
+                    sched = leaf.sched
+                    for q in range(i, k):
+                        sched[q] += dsched
+                        rem[q] += drem
+                        if sched[q] < 0 or rem[q] > limit:
+                            aborted = True
+                            break
+                leaf.key[i:k] = rem[i:k]
+                self._fix_up(leaf)
+                if drem > 0:
+                    self._touch(leaf)
+                elif drem < 0:
+                    self._loosen(leaf)
+            if k < len(at) or leaf.next is None or leaf.next.at[0] >= t1:
+                break
+            leaf = leaf.next
+            i = 0
+        if self.stale:
+            for t in list(self.stale.irange(t0, t1, inclusive=(True, False))):
+                self.stale.remove(t)
 
     def apply(self, t0: int, t1: int, dsched: int, drem: int, limit: int | None) -> None:
-        at, sched, rem, key = self.at, self.sched, self.rem, self.key
-        i = bisect_left(at, t0)
-        j = bisect_left(at, t1)
-        for k in range(i, j):
-            sched[k] += dsched
-            rem[k] += drem
-            if limit is not None and (sched[k] < 0 or rem[k] > limit):
-                break
-        for k in range(i, j):
-            key[k] = rem[k]
-            self.stale.discard(at[k])
+        """Add ``dsched``/``drem`` to the points in ``[t0, t1)`` and resync their keys.
+
+        With ``limit`` (partial reduce), stop changing amounts after the first point whose
+        scheduled amount drops below 0 or whose remaining exceeds ``limit``; keys of the whole
+        range are resynced anyway, as in the reference.
+        """
+        self._apply(t0, t1, dsched, drem, limit)
+        self._refresh()
+
+    def release(self, start: int, last: int, planned: int) -> None:
+        """Remove a span's usage over ``[start, last)`` and unreference its two points."""
+        self._apply(start, last, -planned, planned, None)
+        self._unref(start)
+        self._unref(last)
+        self._refresh()
 
     def update_total(self, delta: int) -> None:
-        self.rem = [max(0, r + delta) for r in self.rem]
-        self.stale = {a for a, r, k in zip(self.at, self.rem, self.key, strict=True) if r != k}
+        """Move every remaining amount by ``delta`` (clamped at 0); keys stay as they are."""
+        stale = []
+        leaf = self.head
+        while leaf is not None:
+            rem = leaf.rem = [r + delta if r + delta > 0 else 0 for r in leaf.rem]
+            leaf.snr, leaf.sln = shift(leaf.snr, leaf.sln, delta)
+            leaf.isnr, leaf.isln = shift(leaf.isnr, leaf.isln, delta, full=False)
+            stale.extend(a for a, r, k in zip(leaf.at, rem, leaf.key, strict=True) if r != k)
+            leaf = leaf.next
+        level = [self.root]
+        while level and not level[0].is_leaf:
+            for node in level:
+                node.kmin = [m + delta if m + delta > 0 else 0 for m in node.kmin]
+                node.snr, node.sln = shift(node.snr, node.sln, delta)
+            level = [kid for node in level for kid in node.kids if not kid.is_leaf]
+        self.stale = SortedList(stale)
 
     def restore(self) -> None:
+        """Put the tracked points back into the MT index with fresh keys; end the tracking."""
         c = self.trk_c
         if c is not None and self.stale:
-            at, rem, key = self.at, self.rem, self.key
             tau = self.trk_t
-            for t in sorted(self.stale):
-                if t > tau:
-                    break
-                k = bisect_left(at, t)
-                if key[k] >= c:
-                    key[k] = rem[k]
-                    self.stale.discard(t)
+            hits = list(self.stale) if tau == INF else list(self.stale.irange(maximum=tau))
+            for t in hits:
+                leaf = self._leaf_for(t)
+                j = bisect_left(leaf.at, t)
+                if leaf.key[j] >= c:
+                    leaf.key[j] = leaf.rem[j]
+                    self.stale.remove(t)
+                    self._fix_up(leaf)
         self.trk_c = None
-        self.trk_t = _NEG_INF
+        self.trk_t = -INF
 
-    def search(self, on_or_after: int, d: int, c: int) -> int | None:
-        at, rem, key = self.at, self.rem, self.key
-        lo = on_or_after if self.trk_c is None else max(on_or_after, self.trk_t + 1)
-        self.trk_c = c
-        i = bisect_left(at, lo)
-        n = len(at)
-        while i < n:
-            if key[i] >= c:
-                end = at[i] + d
-                j = i
-                while j < n and at[j] < end and rem[j] >= c:
-                    j += 1
-                if j == n or at[j] >= end:
-                    self.trk_t = at[i]
-                    return at[i]
-            i += 1
-        self.trk_t = _POS_INF
+    # -- queries --------------------------------------------------------------------------------
+
+    def state_rem(self, t: int) -> int | None:
+        """Remaining amount of the state point of ``t`` (None if ``t`` precedes every point)."""
+        leaf = self._leaf_for(t)
+        j = bisect_right(leaf.at, t) - 1
+        return None if j < 0 else leaf.rem[j]
+
+    def window_min(self, t0: int, t1: int) -> int | None:
+        """Minimum remaining of the state point of ``t0`` and the points before ``t1 > t0``."""
+        leaf = self._leaf_for(t0)
+        at = leaf.at
+        j = bisect_right(at, t0) - 1
+        if j < 0:
+            return None
+        k = bisect_left(at, t1, j)
+        low = min(leaf.rem[j:k])
+        if k < len(at) or leaf.next is None or leaf.next.at[0] >= t1:
+            return low
+        rest = self._min_after(leaf, t1)
+        return rest if rest < low else low
+
+    def _min_after(self, leaf: _Leaf, t1: int) -> float:
+        """Minimum remaining over the points after ``leaf`` that come before ``t1``."""
+        low = INF
+        child = leaf
+        node = leaf.parent
+        pending = None  # last child of a node: fully inside the window iff something follows
+        while node is not None:
+            first = node.first
+            n = len(first)
+            x = child.pos + 1
+            if x < n:
+                if first[x] >= t1:
+                    break
+                if pending is not None:
+                    low = min(low, pending[1])
+                    pending = None
+                e = bisect_left(first, t1, x)
+                if e - 1 > x:
+                    low = min(low, min(node.kmin[x : e - 1]))
+                if e < n:
+                    return min(low, self._prefix_min(node.kids[e - 1], t1))
+                pending = (node.kids[-1], node.kmin[-1])
+            child = node
+            node = node.parent
+        if pending is not None:
+            low = min(low, self._prefix_min(pending[0], t1))
+        return low
+
+    @staticmethod
+    def _prefix_min(sub, t1: int) -> float:
+        """Minimum remaining over the points of subtree ``sub`` before ``t1``."""
+        low = INF
+        while not sub.is_leaf:
+            e = bisect_left(sub.first, t1)
+            if e > 1:
+                low = min(low, min(sub.kmin[: e - 1]))
+            sub = sub.kids[e - 1]
+        return min(low, min(sub.rem[: bisect_left(sub.at, t1)]))
+
+    def _first_below(self, leaf: _Leaf, j: int, c: int, end: int) -> tuple[_Leaf, int] | None:
+        """First point at or after ``leaf[j]`` with remaining ``< c``, if it is before ``end``."""
+        at = leaf.at
+        rem = leaf.rem
+        k = bisect_left(at, end, j)
+        for i in range(j, k):
+            if rem[i] < c:
+                return leaf, i
+        if k < len(at):
+            return None
+        child = leaf
+        node = leaf.parent
+        while node is not None:
+            first = node.first
+            kmin = node.kmin
+            for y in range(child.pos + 1, len(first)):
+                if first[y] >= end:
+                    return None
+                if kmin[y] < c:  # the subtree holds the first such point: find it
+                    sub = node.kids[y]
+                    while not sub.is_leaf:
+                        kmin = sub.kmin
+                        z = 0
+                        while kmin[z] >= c:
+                            z += 1
+                        if sub.first[z] >= end:
+                            return None
+                        sub = sub.kids[z]
+                    rem = sub.rem
+                    i = 0
+                    while rem[i] >= c:
+                        i += 1
+                    return (sub, i) if sub.at[i] < end else None
+            child = node
+            node = node.parent
         return None
 
+    def _scan(self, leaf: _Leaf, j: int, c: int, d: int) -> tuple[int | None, _Leaf | None, int]:
+        """Scan ``leaf`` from ``j`` for the first candidate whose window of ``d`` is clear.
+
+        Returns ``(time, None, 0)`` for a fit, ``(None, leaf2, i)`` when the last window tried
+        was blocked by point ``leaf2[i]`` of a later leaf (every candidate up to it fails), or
+        ``(None, None, 0)`` when no candidate of the leaf fits.
+        """
+        at = leaf.at
+        rem = leaf.rem
+        key = leaf.key
+        n = len(at)
+        i = j
+        while i < n:
+            if key[i] < c or rem[i] < c:
+                i += 1
+                continue
+            end = at[i] + d
+            k = i + 1
+            while k < n:
+                if at[k] >= end:
+                    return at[i], None, 0
+                if rem[k] < c:
+                    break
+                k += 1
+            else:
+                nxt = leaf.next
+                if nxt is None or nxt.at[0] >= end:
+                    return at[i], None, 0
+                hit = self._first_below(nxt, 0, c, end)
+                if hit is None:
+                    return at[i], None, 0
+                return None, hit[0], hit[1]
+            i = k + 1  # every candidate up to the blocking point k fails too
+        return None, None, 0
+
+    def _scan_tail(
+        self, leaf: _Leaf, j: int, c: int, d: int
+    ) -> tuple[int | None, _Leaf | None, int]:
+        """:meth:`_scan` restricted to the leaf's last stretch (the others are too short)."""
+        at = leaf.at
+        rem = leaf.rem
+        key = leaf.key
+        n = len(at)
+        s = n - 1
+        while s > j and rem[s - 1] >= c:
+            s -= 1
+        while s < n and (key[s] < c or rem[s] < c):
+            s += 1
+        if s == n:
+            return None, None, 0
+        end = at[s] + d
+        nxt = leaf.next
+        if nxt is None or nxt.at[0] >= end:
+            return at[s], None, 0
+        hit = self._first_below(nxt, 0, c, end)
+        if hit is None:
+            return at[s], None, 0
+        return None, hit[0], hit[1]
+
+    def _advance(self, stack: list[list], c: int, d: int) -> _Leaf | None:
+        """Next leaf after the stack's position that may hold an answer for ``(c, d)``."""
+        while stack:
+            top = stack[-1]
+            node = top[0]
+            kids = node.kids
+            kmax = node.kmax
+            n = len(kids)
+            y = top[1] + 1
+            while y < n:
+                if kmax[y] >= c:
+                    kid = kids[y]
+                    k = bisect_right(kid.snr, -c)
+                    if k and kid.sln[k - 1] >= d:
+                        break
+                y += 1
+            if y < n:
+                top[1] = y
+                kid = kids[y]
+                if kid.is_leaf:
+                    return kid
+                stack.append([kid, -1, True])
+            else:
+                stack.pop()
+                if top[2] and node.st:
+                    self._tighten(node)
+        return None
+
+    def search(self, on_or_after: int, d: int, c: int) -> int | None:
+        """Next AVAILAT answer (§1.7) for ``(on_or_after, d, c)``, continuing the tracking.
+
+        Returns the time of the first point after the tracked ones, at or after
+        ``on_or_after``, with ``key >= c`` and at least ``c`` free over ``[at, at + d)``;
+        every point with ``key >= c`` up to it becomes tracked. The plan-end check is the
+        caller's. Runtime complexity: ``O(log n)`` per block visited; blocks without a
+        candidate key or without a long enough free stretch are skipped by their node.
+        """
+        lo = on_or_after
+        if self.trk_c is not None and self.trk_t >= lo:
+            if self.trk_t == INF:
+                return None
+            lo = self.trk_t + 1
+        self.trk_c = c
+        leaf = self._leaf_for(lo)
+        j = bisect_left(leaf.at, lo)
+        stack = self._path(leaf)
+        while True:
+            k = bisect_right(leaf.snr, -c)
+            if j < len(leaf.at) and k and leaf.sln[k - 1] >= d and leaf.parent.kmax[leaf.pos] >= c:
+                k = bisect_right(leaf.isnr, -c)
+                if leaf.st or (k and leaf.isln[k - 1] >= d):
+                    t, hit, i = self._scan(leaf, j, c, d)
+                else:  # only the stretch reaching the block's end can hold an answer
+                    t, hit, i = self._scan_tail(leaf, j, c, d)
+                if t is not None:
+                    self.trk_t = t
+                    return t
+                if leaf.st:  # a loose staircase let a useless scan through: tighten it
+                    self._tighten(leaf)
+                if hit is not None:
+                    leaf = hit
+                    j = i + 1
+                    stack = self._path(leaf)
+                    continue
+            leaf = self._advance(stack, c, d)
+            if leaf is None:
+                self.trk_t = INF
+                return None
+            j = 0
+
+    # -- views and checks -----------------------------------------------------------------------
+
+    def _leaves(self):
+        leaf = self.head
+        while leaf is not None:
+            yield leaf
+            leaf = leaf.next
+
     def rows(self) -> list[tuple[int, int, int, int]]:
-        return list(zip(self.at, self.sched, self.rem, self.ref, strict=True))
+        """``(at, scheduled, remaining, ref_count)`` of every point, in time order."""
+        out: list[tuple[int, int, int, int]] = []
+        for leaf in self._leaves():
+            out.extend(zip(leaf.at, leaf.sched, leaf.rem, leaf.ref, strict=True))
+        return out
 
     def mt_rows(self) -> list[tuple[int, int | None]]:
-        """``(at, key)`` per point; key ``None`` for points tracked out of the MT tree."""
+        """``(at, key)`` of every point; key None for points tracked out of the MT index."""
         c, tau = self.trk_c, self.trk_t
-        return [
-            (a, None if c is not None and a <= tau and k >= c else k)
-            for a, k in zip(self.at, self.key, strict=True)
-        ]
+        out: list[tuple[int, int | None]] = []
+        for leaf in self._leaves():
+            out.extend(
+                (a, None if c is not None and a <= tau and k >= c else k)
+                for a, k in zip(leaf.at, leaf.key, strict=True)
+            )
+        return out
 
     def check(self) -> None:
-        at = self.at
-        assert all(a < b for a, b in pairwise(at))
-        assert all(r >= 1 for r in self.ref)
-        assert self.stale == {a for a, r, k in zip(at, self.rem, self.key, strict=True) if r != k}
+        """Assert every structural invariant of the tree, ``O(n)``."""
+        leaves = list(self._leaves())
+        assert leaves[0].prev is None and self.head is leaves[0]
+        flat = [a for leaf in leaves for a in leaf.at]
+        assert all(a < b for a, b in pairwise(flat)), "times not increasing"
+        for a, b in pairwise(leaves):
+            assert b.prev is a, "broken leaf chain"
+        found: list[_Leaf] = []
+        self._check_node(self.root, self.height, found)
+        assert found == leaves, "leaf chain differs from the tree order"
+        assert self.root.parent is None
+        assert list(self.stale) == [
+            a
+            for leaf in leaves
+            for a, r, k in zip(leaf.at, leaf.rem, leaf.key, strict=True)
+            if r != k
+        ], "stale set differs from the points with key != remaining"
+        assert not self.touched
+
+    def _check_node(self, node: _Node, depth: int, found: list[_Leaf]) -> None:
+        kids = node.kids
+        assert kids and len(kids) <= 2 * LOAD, "node size"
+        assert [k.pos for k in kids] == list(range(len(kids))), "child positions"
+        assert all(k.parent is node for k in kids), "parent pointers"
+        assert [_agg(k) for k in kids] == list(
+            zip(node.first, node.kmax, node.kmin, strict=True)
+        ), "child aggregates"
+        for kid in kids:
+            if depth == 1:
+                assert kid.is_leaf and 0 < len(kid.at) <= 2 * LOAD, "leaf size"
+                nxt = kid.next
+                snr, sln, isnr, isln = leaf_stairs(kid.at, kid.rem, nxt and nxt.at, nxt and nxt.rem)
+                exact = snr, sln
+                if not kid.st:
+                    _assert_bounds(kid.isnr, kid.isln, (isnr, isln), 1)
+                found.append(kid)
+            else:
+                assert not kid.is_leaf
+                self._check_node(kid, depth - 1, found)
+                exact = merge((k.snr, k.sln) for k in kid.kids)
+            _assert_bounds(kid.snr, kid.sln, exact, kid.st)
+            _assert_bounds(node.snr, node.sln, (kid.snr, kid.sln), 1)
+
+
+def _assert_bounds(snr, sln, exact, st) -> None:
+    """Staircase ``(snr, sln)`` bounds ``exact`` from above (equals it when ``st == 0``)."""
+    for nv, ln in zip(*exact, strict=True):
+        k = bisect_right(snr, nv)
+        assert k and sln[k - 1] >= ln, "staircase is not an upper bound"
+    if st == 0:
+        assert (snr, sln) == tuple(exact), "exact staircase flag on a loose staircase"

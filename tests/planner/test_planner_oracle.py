@@ -9,13 +9,16 @@ after every operation. The number of sequences per test comes from the environme
 from __future__ import annotations
 
 import os
+import random
+from contextlib import contextmanager
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from planner_oracle import OracleError, OracleMulti, OraclePlanner
 
 from fluxgraph.errors import PlannerError
-from fluxgraph.planner import Planner, PlannerMulti
+from fluxgraph.planner import Planner, PlannerMulti, points
 
 EXAMPLES = int(os.environ.get("FLUXGRAPH_ORACLE_EXAMPLES", "300"))
 SETTINGS = settings(
@@ -24,6 +27,20 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 MULTI_SETTINGS = settings(SETTINGS, max_examples=max(1, EXAMPLES // 3))
+
+
+#: Block sizes to run under: tiny blocks give deep trees with splits and merges on small windows.
+LOADS = [2, 4, points.LOAD]
+
+
+@contextmanager
+def _load(load):
+    saved = points.LOAD
+    points.LOAD = load
+    try:
+        yield
+    finally:
+        points.LOAD = saved
 
 
 def _run(fn, *args):
@@ -69,18 +86,25 @@ OPS = [
 ]
 
 
+@pytest.mark.parametrize("load", LOADS)
+def test_planner_matches_oracle(load):
+    with _load(load):
+        _planner_matches_oracle()
+
+
 @SETTINGS
 @given(st.data())
-def test_planner_matches_oracle(data):
+def _planner_matches_oracle(data):
     base = data.draw(st.sampled_from([0, 3]))
-    duration = data.draw(st.integers(1, 24))
+    duration = data.draw(st.sampled_from([st.integers(1, 24), st.integers(25, 60)]))
+    duration = data.draw(duration)
     total = data.draw(st.integers(0, 6))
     p = Planner(base, duration, total, "core")
     o = OraclePlanner(base, duration, total, "core")
     end = base + duration
     times = st.integers(base - 2, end + 2)
-    durations = st.integers(-1, 12)
-    for _ in range(data.draw(st.integers(1, 50))):
+    durations = st.integers(-1, max(12, duration // 3))
+    for _ in range(data.draw(st.integers(1, 60))):
         op = data.draw(st.sampled_from(OPS))
         amounts = st.integers(-1, o.total + 2)
         ids = st.sampled_from([*o.span_ids(), 0, o.counter + 1])
@@ -160,9 +184,15 @@ def _same_multi(m, o):
     assert list(m.span_ids()) == o.span_ids()
 
 
+@pytest.mark.parametrize("load", LOADS[:2])
+def test_planner_multi_matches_oracle(load):
+    with _load(load):
+        _multi_matches_oracle()
+
+
 @MULTI_SETTINGS
 @given(st.data())
-def test_planner_multi_matches_oracle(data):
+def _multi_matches_oracle(data):
     n = data.draw(st.integers(0, 3))
     types = data.draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))
     totals = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
@@ -222,3 +252,48 @@ def test_planner_multi_matches_oracle(data):
             r = _run(m.reset, *args), _run(o.reset, *args)
         assert r[0] == r[1], (op, r)
         _same_multi(m, o)
+
+
+STRESS_SEEDS = max(1, EXAMPLES // 20)
+
+
+@pytest.mark.parametrize("load", LOADS[:2])
+def test_planner_stress_matches_oracle(load):
+    """Long seeded random walks (300 operations, windows up to 400 ticks) on deep trees."""
+    with _load(load):
+        for seed in range(STRESS_SEEDS):
+            _random_walk(random.Random(seed), 300)
+
+
+def _random_walk(rng, steps):
+    total = rng.randint(1, 8)
+    end = rng.randint(50, 400)
+    p = Planner(0, end, total, "core")
+    o = OraclePlanner(0, end, total, "core")
+    for _ in range(steps):
+        x = rng.random()
+        sid = rng.choice([*o.spans, 0]) if x < 0.62 else None
+        if x < 0.4:
+            args = (rng.randint(0, end), rng.randint(1, 30), rng.randint(0, o.total))
+            r = _run(p.add_span, *args), _run(o.add_span, *args)
+        elif x < 0.55:
+            r = _run(p.rem_span, sid), _run(o.rem_span, sid)
+        elif x < 0.62:
+            amount = rng.randint(-1, 4)
+            r = _run(p.reduce_span, sid, amount), _run(o.reduce_span, sid, amount)
+        elif x < 0.8:
+            args = (rng.randint(0, end - 1), rng.randint(1, 40), rng.randint(0, o.total))
+            r = _run(p.avail_time_first, *args), _run(o.avail_time_first, *args)
+        elif x < 0.9:
+            r = _run(p.avail_time_next), _run(o.avail_time_next)
+        elif x < 0.94:
+            args = (rng.randint(0, end), rng.randint(1, 60))
+            r = _run(p.avail_resources_during, *args), _run(o.avail_resources_during, *args)
+        elif x < 0.97:
+            args = (rng.randint(0, end), rng.randint(1, 60), rng.randint(0, o.total))
+            r = _run(p.avail_during, *args), _run(o.avail_during, *args)
+        else:
+            t = rng.randint(0, 12)
+            r = _run(p.update_total, t), _run(o.update_total, t)
+        assert r[0] == r[1], r
+        _same_state(p, o)
