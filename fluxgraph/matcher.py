@@ -23,8 +23,11 @@ from fluxgraph.graph import ResourceGraph
 from fluxgraph.policies import MatchPolicy, create_policy
 from fluxgraph.traverser.core import OPS, Traverser
 from fluxgraph.traverser.dfu import GRAPH_END
+from fluxgraph.traverser.find import find as _find
+from fluxgraph.traverser.flexible import FlexibleTraverser
 from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.request import build_requests
+from fluxgraph.traverser.status import mark as _mark
 from fluxgraph.writers.sink import SelectedVertex, SelectionCollector
 
 __all__ = [
@@ -114,7 +117,10 @@ class Matcher:
     subsystems : a ``-S`` name (``"CA"``) or a sequence of subsystem names, dominant first.
     policy : a policy name, a custom ``key=value`` string, or a policy object.
     prune : pruning-filter spec (``"ALL:core,ALL:node"``); ``""`` for none.
-    traverser : ``"simple"`` (``"flexible"`` is not supported yet).
+    traverser : ``"simple"`` or ``"flexible"`` (or-slots, ``xor_slot``).
+    exact_visit_counts : visit every vertex as the reference does, so that the visit counts
+        (``preorder``/``postorder``) equal its statistics; otherwise id-ordered policies stop
+        early where that provably selects the same resources (much faster on large graphs).
 
     Raises
     ------
@@ -130,6 +136,7 @@ class Matcher:
         policy: str | MatchPolicy = "first",
         prune: str = DEFAULT_PRUNE,
         traverser: str = "simple",
+        exact_visit_counts: bool = False,
     ) -> None:
         try:
             self.policy = create_policy(policy)
@@ -140,7 +147,7 @@ class Matcher:
             if names is None:
                 raise MatchError(f"unknown subsystem set {subsystems!r}", errno=EINVAL)
             subsystems = names
-        if traverser != "simple":
+        if traverser not in ("simple", "flexible"):
             raise MatchError(f"unsupported traverser {traverser!r}", errno=EINVAL)
         self.graph = graph
         self.subsystems = list(dict.fromkeys(subsystems))
@@ -154,7 +161,9 @@ class Matcher:
             for piece in prune.split(","):
                 for name in piece.split(":", 1):
                     types.intern("".join(name.split()))
-        self.traverser = Traverser(graph, self.subsystems, self.policy, pruning)
+        cls = FlexibleTraverser if traverser == "flexible" else Traverser
+        self.traverser = cls(graph, self.subsystems, self.policy, pruning)
+        self.traverser.shortcuts = traverser == "simple" and not exact_visit_counts
         if self.traverser.initialize() != 0:
             raise MatchError("can't initialize traverser", errno=self.traverser.errno)
         types.finalize()
@@ -221,3 +230,23 @@ class Matcher:
         """
         if self.traverser.cancel(job_id) != 0:
             raise MatchError(f"cancel of job {job_id} failed", errno=self.traverser.errno or EINVAL)
+
+    def find(self, expression: str, writer) -> int:
+        """Emit the vertices matching ``expression`` to ``writer``; the count emitted.
+
+        Raises
+        ------
+        fluxgraph.traverser.find.ExpressionError
+            If the expression is malformed (nothing is emitted).
+        """
+        return _find(self.traverser, expression, writer)
+
+    def set_status(self, target: str | Sequence[int], status: str | int) -> int:
+        """Mark a path, or the vertices of some ranks, ``up`` or ``down``; vertices changed.
+
+        Raises
+        ------
+        MatchError
+            For an unknown path or status (nothing changes).
+        """
+        return _mark(self.traverser, target, status)

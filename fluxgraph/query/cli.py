@@ -473,6 +473,7 @@ def _build(opts: Options, stderr: TextIO) -> tuple[Matcher, float] | int:
             policy=opts.match_policy,
             prune=opts.prune_spec,
             traverser=opts.traverser,
+            exact_visit_counts=opts.elapse_time,
         )
     except MatchError as err:
         return _runtime_error(stderr, "initialize_matchers_and_traversers", str(err))

@@ -122,9 +122,7 @@ class Traverser(Selector):
         x = any(r.type == rtype and r.exclusive is True for r in requests)
         saved = set(self.exclusive_types)
         dfv: dict[str, int] = {}
-        prime_requests(
-            requests, dfv, lambda t: self.pruning.is_pruning_type(dom, t), self.exclusive_types
-        )
+        self.prime(requests, dfv)
         meta = JobMeta(jobid, at, duration, constraint, queue)
         if op in ("without_allocating", "without_allocating_future"):
             meta.alloc_type = NO_ALLOC
@@ -149,6 +147,13 @@ class Traverser(Selector):
                 rc = self.update(root, writer, meta)
         self.exclusive_types = saved
         return rc, meta.at, meta.duration
+
+    def prime(self, requests: list[Request], dfv: dict[str, int]) -> None:
+        """Fill each request's ``user_data`` and the request-wide totals ``dfv`` (§6.4)."""
+        dom = self.dom
+        prime_requests(
+            requests, dfv, lambda t: self.pruning.is_pruning_type(dom, t), self.exclusive_types
+        )
 
     def _select(self, requests, root, meta, x) -> int:
         rc = self.select(requests, root, meta, x)

@@ -15,6 +15,7 @@ from fluxgraph.graph import STATUS_UP, ResourceGraph
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.request import Request
+from fluxgraph.traverser.shortcut import plan_shortcut
 from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, Colors, avail_during
 
 __all__ = [
@@ -82,6 +83,10 @@ class Selector:
         self._sorted_out: list[list[int] | None] = [None] * graph.num_vertices
         self._parent_edge: dict[str, list[int]] = {}
         self._child_types: list[frozenset[str]] | None = None
+        #: Use exact early termination (off when visit counts must equal the reference's).
+        self.shortcuts = True
+        self.regions: dict = {}
+        self.region_filter: tuple[set[int], set[int]] | None = None
         graph.schedule.grow(graph.num_vertices)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -130,7 +135,16 @@ class Selector:
     def select(self, requests: list[Request], root: int, meta: JobMeta, excl: bool) -> int:
         """Select resources for ``requests`` below ``root`` at ``meta.at``; 0 or -1 (errno)."""
         self.tick()
+        if self.shortcuts:
+            plan_shortcut(self, requests, root, meta, excl)
+            self.tick()  # the probe visited vertices: whiten them for the real walk
         self.preorder = self.postorder = 0
+        try:
+            return self._walk_from_root(requests, root, meta, excl)
+        finally:
+            self.region_filter = None
+
+    def _walk_from_root(self, requests: list[Request], root: int, meta: JobMeta, excl: bool) -> int:
         dfu = ScoringObject()
         x = self.dom_dfv(meta, root, requests, True, excl, dfu)
         if x < 0:
@@ -366,6 +380,9 @@ class Selector:
         marks = colors.marks.get(s)
         base = colors.base
         visit = self.dom_dfv if dominant else None
+        region_filter = self.region_filter
+        if region_filter is not None:
+            members, allowed = region_filter
         if dynamic:
             edges = self.sorted_out_edges(u)
             if not g.out_edges[u]:
@@ -381,6 +398,8 @@ class Selector:
             if dynamic and esub[e] != s:
                 continue
             if marks is not None and marks[tgt] > base:
+                continue
+            if region_filter is not None and tgt in members and tgt not in allowed:
                 continue
             ttype = types[tgt]
             if dynamic and ttype in saturated:

@@ -1,0 +1,165 @@
+"""Exact early termination for the id-ordered policies (``low``, ``high``, ...).
+
+The reference visits every vertex of the graph for every ``low``/``high`` match, then keeps the
+best ``k`` candidates of the top-level request. When that request is one resource type ``T``
+with a fixed count, each candidate's score is known before the walk (``id + 2``), so the
+candidates can be tried best-first. Once ``k`` units are found whose scores are *strictly* better
+than every candidate not yet tried, the top-``k`` set of the full walk is known: every correct
+sort puts exactly those groups first, whatever libstdc++'s tie order would do elsewhere. The
+selection walk then visits only the chosen candidates and their pass-through ancestors, so it
+marks the same edges and emits the same selection as the full walk.
+
+Whenever the proof does not go through (a tie at the boundary, too few candidates, several
+top-level requests, auxiliary subsystems, a dominant subsystem that is not a tree,
+node-centric factors that differ between candidates),
+:func:`plan_shortcut` returns ``None`` and the full walk runs unchanged. Only visit counts differ
+from the reference, so the shortcut is off when exact statistics are asked for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fluxgraph.policies.ids import IdOrder
+from fluxgraph.policies.scoring import ScoringObject
+
+if TYPE_CHECKING:
+    from fluxgraph.traverser.dfu import JobMeta, Selector
+    from fluxgraph.traverser.request import Request
+
+__all__ = ["Region", "plan_shortcut", "pristine_region"]
+
+
+class Region:
+    """The vertices a top-level request of type ``T`` passes through before it matches.
+
+    ``members`` holds every pass-through vertex and every candidate (first ``T`` vertex on a
+    path from the root); ``parent`` is each member's tree parent; ``candidates`` lists the
+    candidates; ``node_ancestor`` tells whether some candidate has a ``node``
+    above it (node-centric scores then differ by candidate).
+    """
+
+    __slots__ = ("candidates", "key", "members", "node_ancestor", "parent", "tree")
+
+    def __init__(self, key: tuple) -> None:
+        self.key = key
+        self.tree = True
+        self.members: set[int] = set()
+        self.parent: dict[int, int] = {}
+        self.candidates: list[int] = []
+        self.node_ancestor = False
+
+
+def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
+    """The pass-through region of ``rtype`` below ``root`` on the dominant subsystem.
+
+    Runtime complexity: O(size of the region); cached until the graph changes.
+    """
+    g = sel.graph
+    key = (root, rtype, g.num_vertices, g.num_edges)
+    cache = sel.regions
+    region = cache.get(rtype)
+    if region is not None and region.key == key:
+        return region
+    region = Region(key)
+    types, dst = g.types, g.edge_dst
+    children = g.child_edges(sel.dom)
+    in_degree = [0] * g.num_vertices
+    for out in children:
+        for e in out:
+            in_degree[dst[e]] += 1
+    # Skipping candidates is exact only if no vertex can be reached through two parents.
+    region.tree = max(in_degree, default=0) <= 1
+    members, parent = region.members, region.parent
+    members.add(root)
+    stack = [root]
+    while stack:
+        u = stack.pop()
+        for e in reversed(children[u]):
+            v = dst[e]
+            if v in members:
+                continue
+            members.add(v)
+            parent[v] = u
+            if types[v] == rtype:
+                region.candidates.append(v)
+            else:
+                stack.append(v)
+    for v in region.candidates:
+        a = parent[v]
+        while a != root:
+            if types[a] == "node":
+                region.node_ancestor = True
+                break
+            a = parent[a]
+    cache[rtype] = region
+    return region
+
+
+def plan_shortcut(
+    sel: Selector, requests: list[Request], root: int, meta: JobMeta, excl: bool
+) -> set[int] | None:
+    """The vertices the walk may enter at pass-through levels, or ``None`` for the full walk."""
+    policy = sel.policy
+    if (
+        not isinstance(policy, IdOrder)
+        or policy.stop_on_k
+        or len(requests) != 1
+        or len(sel.subsystems) != 1
+    ):
+        return None
+    r = requests[0]
+    g = sel.graph
+    if r.type == "slot" or r.count_min != r.count_max or r.type == g.types[root]:
+        return None
+    region = pristine_region(sel, root, r.type)
+    if not region.tree or (policy.node_centric and region.node_ancestor):
+        return None
+    ids = g.ids
+    sign = -1 if policy.prefer_high else 1
+    order = sorted(region.candidates, key=lambda v: sign * ids[v])
+    k = r.count_min
+    parent = region.parent
+    passed: dict[int, bool] = {root: True}
+    chosen: list[int] = []
+    total = 0
+    boundary = None
+    dom = sel.dom
+    for v in order:
+        score = sign * ids[v]
+        if total >= k:
+            if score > boundary:
+                break
+            return None  # a tie at the boundary: only the full walk orders it exactly
+        if not _ancestors_pass(sel, meta, excl, requests, parent, passed, parent[v], dom):
+            continue
+        scratch = ScoringObject()
+        if sel.dom_dfv(meta, v, requests, True, excl, scratch) >= 0 and scratch.avail > 0:
+            chosen.append(v)
+            total += scratch.avail
+            boundary = score
+    else:
+        if total < k:
+            return None
+    allowed = set(chosen)
+    for v in chosen:
+        a = parent[v]
+        while a not in allowed and a != root:
+            allowed.add(a)
+            a = parent[a]
+    sel.region_filter = (region.members, allowed)
+    return allowed
+
+
+def _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom) -> bool:
+    """Whether every pass-through ancestor from ``a`` up survives pruning (memoised)."""
+    path = []
+    while a not in passed:
+        path.append(a)
+        a = parent[a]
+    ok = passed[a]
+    types = sel.graph.types
+    for b in reversed(path):
+        ok = ok and sel.prune(meta, excl, dom, b, types[b], requests) == 0
+        passed[b] = ok
+    return ok
