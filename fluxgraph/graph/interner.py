@@ -62,10 +62,12 @@ class Interner:
 
     def intern(self, name: str) -> str:
         """Record ``name`` if new and return the canonical (``sys.intern``-ed) string."""
-        if name not in self._rank:
-            name = sys.intern(name)
-            self._rank[name] = len(self.names)
-            self.names.append(name)
+        rank = self._rank.get(name)
+        if rank is not None:
+            return self.names[rank]
+        name = sys.intern(name)
+        self._rank[name] = len(self.names)
+        self.names.append(name)
         return name
 
     def order(self, name: str) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 
 from fluxgraph.policies.scoring import ScoringObject
 
-__all__ = ["IdOrder"]
+__all__ = ["IdOrder", "choose_children", "choose_top"]
 
 #: Node score factor of the node-centric policies: ``add_by``, ``multiply_by``.
 NODE_FACTOR = (1, 10000)
@@ -69,7 +69,7 @@ class IdOrder:
         return 0
 
     def dom_finish_vtx(self, graph, dom: str, u: int, requests: Any, dfu: ScoringObject) -> int:
-        met = _choose_children(dom, graph.types[u], requests, dfu, self.prefer_high)
+        met = choose_children(dom, graph.types[u], requests, dfu, self.prefer_high)
         if self.node_centric and graph.types[u] == "node":
             self._running -= self._last
         dfu.overall_score = (1 + self._running + graph.ids[u] + 1) if met else 0
@@ -83,10 +83,10 @@ class IdOrder:
 
     def dom_finish_graph(self, graph, dom: str, requests: Any, dfu: ScoringObject) -> int:
         self._running = 0
-        return 0 if _choose_top(dom, requests, dfu, self.prefer_high) else -1
+        return 0 if choose_top(dom, requests, dfu, self.prefer_high) else -1
 
 
-def _choose_children(dom: str, utype: str, requests, dfu: ScoringObject, descending: bool) -> bool:
+def choose_children(dom: str, utype: str, requests, dfu: ScoringObject, descending: bool) -> bool:
     """Choose, for the request ``u`` matched, the best units of each child type; False if short."""
     for r in requests:
         if r.type == utype:
@@ -98,7 +98,7 @@ def _choose_children(dom: str, utype: str, requests, dfu: ScoringObject, descend
     return True
 
 
-def _choose_top(dom: str, requests, dfu: ScoringObject, descending: bool) -> bool:
+def choose_top(dom: str, requests, dfu: ScoringObject, descending: bool) -> bool:
     """Choose the best units of each top-level request at the root; False if short."""
     for r in requests:
         k = r.calc_count(dfu.qualified_count(dom, r.type))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fluxgraph.policies.ids import _choose_children
+from fluxgraph.policies.ids import choose_children
 from fluxgraph.policies.introsort import introsort
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 
@@ -70,7 +70,7 @@ class LocalityAware:
 
     def dom_finish_vtx(self, graph, dom: str, u: int, requests: Any, dfu: ScoringObject) -> int:
         """Choose children highest score first; score ``u`` as ``id + 2`` (0 if short)."""
-        met = _choose_children(dom, graph.types[u], requests, dfu, True)
+        met = choose_children(dom, graph.types[u], requests, dfu, True)
         dfu.overall_score = graph.ids[u] + 2 if met else 0
         return 0 if met else -1
 

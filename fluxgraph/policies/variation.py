@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fluxgraph.policies.ids import _choose_children, _choose_top
+from fluxgraph.policies.ids import choose_children, choose_top
 from fluxgraph.policies.scoring import ScoringObject
 
 __all__ = ["PERF_CLASS_DEFAULT", "VariationAware", "perf_class"]
@@ -78,7 +78,7 @@ class VariationAware:
 
     def dom_finish_vtx(self, graph, dom: str, u: int, requests: Any, dfu: ScoringObject) -> int:
         """Choose children lowest score first; score ``u`` as ``1 + perf_class`` (0 if short)."""
-        met = _choose_children(dom, graph.types[u], requests, dfu, False)
+        met = choose_children(dom, graph.types[u], requests, dfu, False)
         dfu.overall_score = 1 + perf_class(graph.properties[u]) if met else 0
         return 0 if met else -1
 
@@ -91,4 +91,4 @@ class VariationAware:
 
     def dom_finish_graph(self, graph, dom: str, requests: Any, dfu: ScoringObject) -> int:
         """Choose each top-level request's units lowest score first."""
-        return 0 if _choose_top(dom, requests, dfu, False) else -1
+        return 0 if choose_top(dom, requests, dfu, False) else -1
