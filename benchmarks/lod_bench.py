@@ -33,9 +33,7 @@ LODS = ("high", "med", "low", "low2")
 
 def jobspec_text(lod: str) -> str:
     """The study's job for one LOD, as canonical jobspec YAML."""
-    leaves = (
-        "[{type: core, count: 10}, {type: memory, count: 8}, {type: bb, count: 1}]"
-    )
+    leaves = "[{type: core, count: 10}, {type: memory, count: 8}, {type: bb, count: 1}]"
     slot_with = f"[{{type: socket, count: 1, with: {leaves}}}]" if lod == "high" else leaves
     return (
         "version: 9999\n"

@@ -353,10 +353,11 @@ class ResourceGraph:
             for k, vs in index.items():
                 assert all(values[v] == k for v in vs), (key, k)
         # by_path may keep superseded entries (a GRUG association that re-paths a vertex keeps
-        # the old path indexed, as the reference does); every current path must be indexed.
+        # the old path indexed, as the reference does); every current non-empty path is indexed
+        # (GRUG inserts unindexed empty placeholder paths).
         for v, paths in enumerate(self.paths):
             for path in paths.values():
-                assert v in self.by_path.get(path, ()), (v, path)
+                assert not path or v in self.by_path.get(path, ()), (v, path)
         for sub, root in self.roots.items():
             assert 0 <= root < n, sub
 
