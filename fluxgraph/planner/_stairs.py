@@ -1,29 +1,31 @@
 """Staircases: per-block upper bounds on the longest free stretch for every threshold.
 
-For a threshold ``c``, a *stretch* of a block (a run of consecutive scheduled points inside the
-block) is a maximal run whose ``remaining`` values are all ``>= c``; its length is the time from
-its first point to the point after it. A stretch reaching the block's last point gets length
-infinity (it may continue in the next block). The block's staircase ``G(c)`` is the longest
-stretch for threshold ``c``; an earliest-fit search for ``(c, d)`` can skip the block when
-``G(c) < d`` (no window of ``d`` starting in it can be clear).
+For a threshold ``c``, a *stretch* of a block is a maximal run of consecutive scheduled points
+whose ``remaining`` values are all ``>= c``; its length is the time from its first point to the
+point after it. The block's last stretch is measured into the next block, up to the first point
+there below ``c`` (infinite when there is none, or no next block). The block's staircase
+``G(c)`` is the longest stretch for threshold ``c``: an earliest-fit search for ``(c, d)`` can
+skip the block when ``G(c) < d``, as no window of ``d`` starting in it can be clear.
 
-A staircase is stored as two parallel ascending lists: ``snr`` (negated thresholds) and ``sln``
-(lengths): ``G(c) = sln[k - 1]`` with ``k = bisect_right(snr, -c)`` (``k == 0``: no point has
-``remaining >= c``). Internal nodes store the Pareto union of their children's staircases, an
-upper bound for every block below them.
+A staircase is stored as two parallel ascending arrays: ``snr`` (negated thresholds,
+``array("q")``) and ``sln`` (lengths, ``array("d")``, rounded up so they stay upper bounds), with
+``G(c) = sln[k - 1]`` for ``k = bisect_right(snr, -c)`` (``k == 0``: no point has ``remaining
+>= c``). Internal nodes store the Pareto union of their children's staircases, an upper bound
+for every block below them.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from array import array
 from collections.abc import Iterable
+from math import nextafter
 
 __all__: list[str] = []
 
 INF = float("inf")
 
 
-def pareto(entries: list[tuple[int, float]]) -> tuple[list[int], list[float]]:
+def pareto(entries: list[tuple[int, float]]) -> tuple[array, array]:
     """Staircase of ``(negated threshold, length)`` entries (sorted in place)."""
     entries.sort()
     snr: list[int] = []
@@ -37,12 +39,16 @@ def pareto(entries: list[tuple[int, float]]) -> tuple[list[int], list[float]]:
                 snr.append(nv)
                 sln.append(ln)
             best = ln
-    return snr, sln
+    out = array("d", sln)
+    for i, ln in enumerate(sln):
+        if out[i] < ln:  # an int beyond 2**53: round up, the staircase is an upper bound
+            out[i] = nextafter(out[i], INF)
+    return array("q", snr), out
 
 
 def leaf_stairs(
-    at: list[int], rem: list[int], nat: list[int] | None, nrem: list[int] | None
-) -> tuple[list[int], list[float], list[int], list[float]]:
+    at: array, rem: array, nat: array | None, nrem: array | None
+) -> tuple[array, array, array, array]:
     """Full and interior staircases of one block, given the next block (or None).
 
     Interior stretches end inside the block. The block's last stretch (for a threshold at
@@ -87,7 +93,7 @@ def leaf_stairs(
     return (*pareto(full), *pareto(inner))
 
 
-def merge(stairs: Iterable[tuple[list[int], list[float]]]) -> tuple[list[int], list[float]]:
+def merge(stairs: Iterable[tuple[array, array]]) -> tuple[array, array]:
     """Pareto union of several staircases (an upper bound of each)."""
     entries: list[tuple[int, float]] = []
     for snr, sln in stairs:
@@ -95,23 +101,14 @@ def merge(stairs: Iterable[tuple[list[int], list[float]]]) -> tuple[list[int], l
     return pareto(entries)
 
 
-def shift(
-    snr: list[int], sln: list[float], delta: int, full: bool = True
-) -> tuple[list[int], list[float]]:
+def shift(snr: array, sln: array, delta: int, full: bool = True) -> tuple[array, array]:
     """Staircase after every ``remaining`` moved by ``delta`` and was clamped at 0.
 
     For thresholds ``c >= 1`` the stretches are those of threshold ``c - delta`` before; for
     ``c <= 0`` every point qualifies, so the block is one stretch reaching its end (infinite
-    in a ``full`` staircase, absent from an interior one, which stays an upper bound).
+    in a ``full`` staircase, absent from an interior one).
     """
-    if not full:
-        return [nv - delta for nv in snr], sln[:]
     entries = [(nv - delta, ln) for nv, ln in zip(snr, sln, strict=True) if nv - delta < 0]
-    entries.append((0, INF))
+    if full:
+        entries.append((0, INF))
     return pareto(entries)
-
-
-def longest(snr: list[int], sln: list[float], c: int) -> float:
-    """``G(c)``: upper bound on the longest stretch for threshold ``c`` (-1 if none)."""
-    k = bisect_right(snr, -c)
-    return sln[k - 1] if k else -1

@@ -22,8 +22,9 @@ from fluxgraph.planner.points import _Points
 
 __all__ = ["INT64_MAX", "Planner"]
 
-#: Largest total a planner accepts (the reference stores totals as ``int64``).
+#: Largest total a planner accepts (the reference stores totals and times as ``int64``).
 INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
 
 
 class Planner:
@@ -77,6 +78,7 @@ class Planner:
             )
         if total < 0 or total > INT64_MAX:
             raise PlannerRangeError(f"planner total {total!r} outside [0, INT64_MAX]")
+        _check_window(base_time, duration)
         self._type = resource_type
         self._total = _index(total)
         self._init(_index(base_time), _index(duration))
@@ -248,6 +250,8 @@ class Planner:
                 f"cannot release {to_remove} units of span {span_id} planned with {planned}"
             )
         pts = self._pts
+        if to_remove < 0 and pts.window_min(span[0], span[1]) + to_remove < -INT64_MAX:
+            raise PlannerRangeError(f"adding {-to_remove} units to span {span_id} overflows")
         pts.restore()
         span[2] = planned - to_remove
         pts.apply(span[0], span[1], -to_remove, to_remove, self._total)
@@ -450,6 +454,8 @@ class Planner:
         delta = total - self._total
         if delta == 0:
             return
+        if delta > 0 and self._pts.max_rem() + delta > INT64_MAX:
+            raise PlannerRangeError(f"planner total {total}: a free amount would overflow")
         self._total = total
         self._pts.update_total(delta)
 
@@ -472,6 +478,7 @@ class Planner:
         """
         if duration < 1:
             raise PlannerInvalidError(f"duration {duration!r} < 1")
+        _check_window(base_time, duration)
         self._init(_index(base_time), _index(duration))
 
     def copy(self) -> Planner:
@@ -590,3 +597,11 @@ class Planner:
             refs[last] = refs.get(last, 0) + 1
         assert {r[0]: r[3] for r in rows} == refs, "point ref counts disagree with spans"
         assert all(sid <= self._counter for sid in self._spans), "span id above the counter"
+
+
+def _check_window(base_time: int, duration: int) -> None:
+    """Times are ``int64`` in the reference: the window must fit (ERANGE otherwise)."""
+    if base_time < _INT64_MIN or base_time + duration > INT64_MAX:
+        raise PlannerRangeError(
+            f"planning window [{base_time}, {base_time + duration}) outside the int64 range"
+        )

@@ -13,11 +13,13 @@ with request ``c`` that stopped at time ``tau``, the tracked points are exactly 
 ``key >= c`` and ``at <= tau`` (the search visits candidates in time order). Restoring them only
 has a visible effect on *stale* points (``key != rem``), which are kept in a ``SortedList``.
 
-One tuning constant, :data:`LOAD`: blocks and nodes hold ``LOAD // 2`` to ``2 * LOAD`` entries.
+One tuning constant, :data:`LOAD`: blocks hold ``LOAD // 2`` to ``2 * LOAD`` points and nodes
+as many children.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from itertools import pairwise
 
@@ -27,9 +29,18 @@ from fluxgraph.planner._stairs import INF, leaf_stairs, merge, shift
 
 __all__ = ["LOAD"]
 
+#: Leaf state bits (``st``): the leaf's own free amounts shrank since its staircases were
+#: computed (both are upper bounds, the interior one no longer), or only the next leaf's did
+#: (the full staircase is an upper bound, the interior one stays valid). Nodes use ``st`` as a
+#: plain "looser than the union of the children" flag.
+_OWN = 1
+_NEXT = 2
+
 #: Target block and node size (split above ``2 * LOAD``, merge below ``LOAD // 2``). Blocks are
-#: scanned point by point in Python, so they stay small; 64 keeps a tree of 2M points 3 levels
-#: deep while a block scan stays within a few microseconds.
+#: scanned point by point in Python and a search tests the children of a node one by one, so
+#: both stay small: a block scan takes a few microseconds, and 2M points are 3 levels deep.
+#: (Measured on the §6.2 benchmark: 32-96 perform alike; a quarter of it as node fan-out made
+#: the tree a level deeper without speeding up the build.)
 LOAD = 64
 
 
@@ -72,7 +83,7 @@ def _agg(kid: _Leaf | _Node) -> tuple[int, int, int]:
 def _new_node(kids: list) -> _Node:
     node = _Node()
     node.kids = kids
-    node.first, node.kmax, node.kmin = [], [], []
+    node.first, node.kmax, node.kmin = array("q"), array("q"), array("q")
     for k, kid in enumerate(kids):
         f, mx, mn = _agg(kid)
         node.first.append(f)
@@ -88,9 +99,14 @@ def _new_node(kids: list) -> _Node:
 
 
 def _new_leaf(at, sched, rem, key, ref) -> _Leaf:
-    """A leaf without staircases (set them with :func:`_set_stairs` once it is chained)."""
+    """A leaf without staircases (set them with :func:`_set_stairs` once it is chained).
+
+    ``at``, ``rem`` and ``key`` are ``array("q")`` (compact: a search touches a few cache
+    lines per block instead of one int object per probe); ``sched`` and ``ref`` are lists.
+    """
     leaf = _Leaf()
-    leaf.at, leaf.sched, leaf.rem, leaf.key, leaf.ref = at, sched, rem, key, ref
+    leaf.at, leaf.rem, leaf.key = array("q", at), array("q", rem), array("q", key)
+    leaf.sched, leaf.ref = sched, ref
     leaf.prev = leaf.next = leaf.parent = None
     leaf.pos = 0
     return leaf
@@ -222,9 +238,9 @@ class _Points:
     @staticmethod
     def _loosen(leaf: _Leaf) -> None:
         """Free amounts of ``leaf`` shrank: its staircases (and its predecessor's) only bound."""
-        leaf.st = 1
+        leaf.st |= _OWN
         if leaf.prev is not None:
-            leaf.prev.st = 1
+            leaf.prev.st |= _NEXT
 
     def _tighten(self, obj) -> None:
         """Recompute a loose staircase from its data (leaf) or its children (node)."""
@@ -327,7 +343,7 @@ class _Points:
             if right.next is not None:
                 right.next.prev = left
             if left.prev is not None:  # left grew at its end: left.prev's bound may loosen
-                left.prev.st = 1
+                left.prev.st |= _NEXT
         else:
             for kid in right.kids:
                 self._insert_kid(left, len(left.kids), kid)
@@ -391,7 +407,7 @@ class _Points:
                     pass
                 elif limit is None:
                     leaf.sched[i:k] = [s + dsched for s in leaf.sched[i:k]]
-                    rem[i:k] = [r + drem for r in rem[i:k]]
+                    rem[i:k] = array("q", [r + drem for r in rem[i:k]])
                 else:  # partial reduce: stop after the first point out of range (§1.5)
                     sched = leaf.sched
                     for q in range(i, k):
@@ -436,7 +452,7 @@ class _Points:
         stale = []
         leaf = self.head
         while leaf is not None:
-            rem = leaf.rem = [r + delta if r + delta > 0 else 0 for r in leaf.rem]
+            rem = leaf.rem = array("q", [r + delta if r + delta > 0 else 0 for r in leaf.rem])
             leaf.snr, leaf.sln = shift(leaf.snr, leaf.sln, delta)
             leaf.isnr, leaf.isln = shift(leaf.isnr, leaf.isln, delta, full=False)
             stale.extend(a for a, r, k in zip(leaf.at, rem, leaf.key, strict=True) if r != k)
@@ -444,10 +460,14 @@ class _Points:
         level = [self.root]
         while level and not level[0].is_leaf:
             for node in level:
-                node.kmin = [m + delta if m + delta > 0 else 0 for m in node.kmin]
+                node.kmin = array("q", [m + delta if m + delta > 0 else 0 for m in node.kmin])
                 node.snr, node.sln = shift(node.snr, node.sln, delta)
             level = [kid for node in level for kid in node.kids if not kid.is_leaf]
         self.stale = SortedList(stale)
+
+    def max_rem(self) -> int:
+        """Largest remaining amount of any point, ``O(n)``."""
+        return max(max(leaf.rem) for leaf in self._leaves())
 
     def restore(self) -> None:
         """Put the tracked points back into the MT index with fresh keys; end the tracking."""
@@ -480,9 +500,14 @@ class _Points:
         j = bisect_right(at, t0) - 1
         if j < 0:
             return None
-        k = bisect_left(at, t1, j)
-        low = min(leaf.rem[j:k])
-        if k < len(at) or leaf.next is None or leaf.next.at[0] >= t1:
+        k = j + 1
+        n = len(at)
+        if k < n and at[k] < t1:  # more than the state point: the general case
+            k = bisect_left(at, t1, k)
+            low = min(leaf.rem[j:k])
+        else:
+            low = leaf.rem[j]
+        if k < n or leaf.next is None or leaf.next.at[0] >= t1:
             return low
         rest = self._min_after(leaf, t1)
         return rest if rest < low else low
@@ -633,6 +658,8 @@ class _Points:
             y = top[1] + 1
             while y < n:
                 if kmax[y] >= c:
+                    if d == 1:
+                        break
                     kid = kids[y]
                     k = bisect_right(kid.snr, -c)
                     if k and kid.sln[k - 1] >= d:
@@ -667,25 +694,36 @@ class _Points:
         self.trk_c = c
         leaf = self._leaf_for(lo)
         j = bisect_left(leaf.at, lo)
-        stack = self._path(leaf)
+        stack = None  # built on the first move to another leaf
         while True:
-            k = bisect_right(leaf.snr, -c)
-            if j < len(leaf.at) and k and leaf.sln[k - 1] >= d and leaf.parent.kmax[leaf.pos] >= c:
-                k = bisect_right(leaf.isnr, -c)
-                if leaf.st or (k and leaf.isln[k - 1] >= d):
-                    t, hit, i = self._scan(leaf, j, c, d)
-                else:  # only the stretch reaching the block's end can hold an answer
-                    t, hit, i = self._scan_tail(leaf, j, c, d)
+            if j >= len(leaf.at) or leaf.parent.kmax[leaf.pos] < c:
+                scan = None
+            elif d == 1:  # a window of one tick holds one point: no staircase needed
+                scan = self._scan
+            else:
+                k = bisect_right(leaf.snr, -c)
+                if not k or leaf.sln[k - 1] < d:
+                    scan = None
+                elif leaf.st & _OWN:
+                    scan = self._scan
+                else:
+                    k = bisect_right(leaf.isnr, -c)
+                    # When no interior stretch is long enough, only the last one can hold it.
+                    scan = self._scan if k and leaf.isln[k - 1] >= d else self._scan_tail
+            if scan is not None:
+                t, hit, i = scan(leaf, j, c, d)
                 if t is not None:
                     self.trk_t = t
                     return t
-                if leaf.st:  # a loose staircase let a useless scan through: tighten it
+                if leaf.st and d > 1:  # a loose staircase let a useless scan through
                     self._tighten(leaf)
                 if hit is not None:
                     leaf = hit
                     j = i + 1
-                    stack = self._path(leaf)
+                    stack = None
                     continue
+            if stack is None:
+                stack = self._path(leaf)
             leaf = self._advance(stack, c, d)
             if leaf is None:
                 self.trk_t = INF
@@ -752,7 +790,7 @@ class _Points:
                 nxt = kid.next
                 snr, sln, isnr, isln = leaf_stairs(kid.at, kid.rem, nxt and nxt.at, nxt and nxt.rem)
                 exact = snr, sln
-                if not kid.st:
+                if not kid.st & _OWN:
                     _assert_bounds(kid.isnr, kid.isln, (isnr, isln), 1)
                 found.append(kid)
             else:
