@@ -108,8 +108,21 @@ class Traverser(Selector):
         """Match ``requests`` with operation ``op``; returns ``(rc, at, duration)``.
 
         ``rc`` is 0 on success or -1 with ``self.errno`` set. ``duration`` is the job's
-        duration after the reference's defaulting (see :func:`job_duration`).
+        duration after the reference's defaulting (see :func:`job_duration`). A failed run
+        changes nothing; if it took the early-termination shortcut it is repeated with full
+        walks, so that the error reported is the one the reference's walk leaves behind.
         """
+        self.shortcut_used = False
+        result = self._run(requests, op, jobid, at, duration, writer, constraint, queue)
+        if result[0] != 0 and self.shortcut_used:
+            self.shortcuts = False
+            try:
+                result = self._run(requests, op, jobid, at, duration, writer, constraint, queue)
+            finally:
+                self.shortcuts = True
+        return result
+
+    def _run(self, requests, op, jobid, at, duration, writer, constraint, queue):
         self.errno = 0
         self.total_preorder = self.total_postorder = 0
         g = self.graph

@@ -85,6 +85,7 @@ class Selector:
         self._child_types: list[frozenset[str]] | None = None
         #: Use exact early termination (off when visit counts must equal the reference's).
         self.shortcuts = True
+        self.shortcut_used = False
         self.regions: dict = {}
         self.region_filter: tuple[set[int], set[int]] | None = None
         graph.schedule.grow(graph.num_vertices)
@@ -136,7 +137,8 @@ class Selector:
         """Select resources for ``requests`` below ``root`` at ``meta.at``; 0 or -1 (errno)."""
         self.tick()
         if self.shortcuts:
-            plan_shortcut(self, requests, root, meta, excl)
+            if plan_shortcut(self, requests, root, meta, excl) is not None:
+                self.shortcut_used = True
             self.tick()  # the probe visited vertices: whiten them for the real walk
         self.preorder = self.postorder = 0
         try:

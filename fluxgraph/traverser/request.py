@@ -96,6 +96,7 @@ def prime_requests(
             exclusive_types.add(r.type)
         if is_pruning_type(r.type):
             to_parent[r.type] = to_parent.get(r.type, 0) + r.count_min
+        r.user_data.clear()  # priming twice must not accumulate (the reference's quirk 20)
         prime_requests(list(r.with_), r.user_data, is_pruning_type, exclusive_types)
         for t, n in r.user_data.items():
             if is_pruning_type(t):

@@ -54,6 +54,14 @@ def machines(draw) -> ResourceGraph:
     return g
 
 
+def describe(graph: ResourceGraph) -> str:
+    """One line per vertex (path, id, size) for hypothesis failure reports."""
+    return "\n".join(
+        f"{graph.paths[v]['containment']} id={graph.ids[v]} size={graph.sizes[v]}"
+        for v in range(graph.num_vertices)
+    )
+
+
 def _spec(resources: list, duration: int) -> dict:
     return {
         "version": 9999,

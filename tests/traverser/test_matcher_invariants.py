@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 import os
 
-from _random_machines import jobspecs, machines, snapshot
-from hypothesis import HealthCheck, given, settings
+from _random_machines import describe, jobspecs, machines, snapshot
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from fluxgraph import jobspec
@@ -116,6 +116,7 @@ def test_matcher_counts_of_node_slot_socket_requests(machine, data):
 @SETTINGS
 @given(machine=machines(), data=st.data(), policy=st.sampled_from(["low", "high", "lonode"]))
 def test_shortcut_selects_what_the_full_walk_selects(machine, data, policy):
+    note(describe(machine))
     fast = Matcher(machine, "CA", policy)
     twin = copy.deepcopy(machine)
     exact = Matcher(twin, "CA", policy, exact_visit_counts=True)
