@@ -21,6 +21,7 @@ from typing import Any
 from fluxgraph.errors import MatchError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.policies import MatchPolicy, create_policy
+from fluxgraph.traverser import elastic as _elastic
 from fluxgraph.traverser.core import OPS, Traverser
 from fluxgraph.traverser.dfu import GRAPH_END
 from fluxgraph.traverser.find import find as _find
@@ -250,3 +251,60 @@ class Matcher:
             For an unknown path or status (nothing changes).
         """
         return _mark(self.traverser, target, status)
+
+    def update(
+        self, reader: str, text: str, job_id: int, at: int, duration: int, writer
+    ) -> MatchOutcome:
+        """Re-create job ``job_id`` over ``[at, at + duration)`` from the allocation ``text``.
+
+        ``reader`` is ``jgf``, ``jgf_shorthand`` or ``rv1exec``; the selection is emitted to
+        ``writer`` as the original match emitted it. Never raises: a rejected text gives
+        ``rc == -1`` with the reference's message (nothing changed).
+        """
+        rc, errno, message = _elastic.update(
+            self.traverser, reader, text, job_id, at, duration, writer
+        )
+        tr = self.traverser
+        return MatchOutcome(rc, errno, at, duration, message, tr.preorder, tr.postorder)
+
+    def attach(self, text: str) -> None:
+        """Graft the JGF subgraph ``text`` onto the graph and re-prime the aggregates.
+
+        Raises
+        ------
+        fluxgraph.errors.ReaderError
+            If the JGF is malformed or adds a second root (nothing changes).
+        """
+        _elastic.attach(self.traverser, text)
+
+    def remove_subgraph(self, path: str) -> None:
+        """Remove the vertex at ``path`` with its subtree and re-prime the aggregates.
+
+        Raises
+        ------
+        MatchError
+            If no vertex has ``path`` (nothing changes).
+        """
+        _elastic.remove_subgraph(self.traverser, path)
+
+    def remove_ranks(self, ranks: Sequence[int]) -> None:
+        """Release every job on ``ranks``, remove their subtrees and re-prime the aggregates.
+
+        Raises
+        ------
+        MatchError
+            With ``stage`` set (see :class:`fluxgraph.traverser.elastic.RankRemovalError`).
+        """
+        _elastic.remove_ranks(self.traverser, ranks)
+
+    def partial_cancel(self, job_id: int, reader: str, text: str) -> bool:
+        """Release the part of ``job_id`` that ``text`` (``jgf`` or ``rv1exec``) names.
+
+        Returns True when nothing of the job is left.
+
+        Raises
+        ------
+        MatchError
+            For a bad reader, text or job (nothing changes).
+        """
+        return _elastic.partial_cancel(self.traverser, job_id, reader, text)

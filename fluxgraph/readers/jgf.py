@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
 
-__all__ = ["JgfNode", "from_jgf", "load_document", "parse_node", "unpack"]
+__all__ = ["JgfNode", "from_jgf", "graph_body", "load_document", "loads", "parse_node", "unpack"]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _UINT32_MAX = (1 << 32) - 1
@@ -295,6 +295,56 @@ def _parse_json(text: str, source: str) -> Any:
         raise fail(str(err), 1, 0) from err
 
 
+def loads(text: str, source: str = "<string>") -> Any:
+    """Parse the JSON text ``text`` as the reference's jansson-based reader does.
+
+    Raises
+    ------
+    ReaderError
+        If ``text`` is not a JSON object or array (``fetch_jgf: json_loads ...`` message).
+    """
+    return _parse_json(text, source)
+
+
+def graph_body(doc: Any, source: str = "<dict>") -> tuple[list[Any], list[Any]]:
+    """The ``graph.nodes`` and ``graph.edges`` arrays of the JGF document ``doc``.
+
+    Raises
+    ------
+    ReaderError
+        If a required key is missing or not an array (``fetch_jgf`` messages).
+
+    Examples
+    --------
+    >>> graph_body({"graph": {"nodes": [], "edges": []}})
+    ([], [])
+    """
+    if not isinstance(doc, dict) or "graph" not in doc:
+        raise _error(
+            source,
+            "document",
+            "no 'graph' key",
+            "fetch_jgf: JGF does not contain a required key (graph).\n",
+        )
+    body = doc["graph"]
+    for key in ("nodes", "edges"):
+        if not isinstance(body, dict) or key not in body:
+            raise _error(
+                source,
+                "'graph'",
+                f"no {key!r} key",
+                f"fetch_jgf: JGF does not contain a required key ({key}).\n",
+            )
+        if not isinstance(body[key], list):
+            raise _error(
+                source,
+                f"'graph.{key}'",
+                f"must be an array, not {_type_name(body[key])}",
+                f"fetch_jgf: JGF does not contain a required key ({key}).\n",
+            )
+    return body["nodes"], body["edges"]
+
+
 # -- loading --------------------------------------------------------------------------------------
 
 
@@ -379,32 +429,9 @@ class _Plan:
         self.created: set[int] = set()
 
     def read(self, doc: Any) -> None:
-        source = self.source
-        if not isinstance(doc, dict) or "graph" not in doc:
-            raise _error(
-                source,
-                "document",
-                "no 'graph' key",
-                "fetch_jgf: JGF does not contain a required key (graph).\n",
-            )
-        body = doc["graph"]
-        for key in ("nodes", "edges"):
-            if not isinstance(body, dict) or key not in body:
-                raise _error(
-                    source,
-                    "'graph'",
-                    f"no {key!r} key",
-                    f"fetch_jgf: JGF does not contain a required key ({key}).\n",
-                )
-            if not isinstance(body[key], list):
-                raise _error(
-                    source,
-                    f"'graph.{key}'",
-                    f"must be an array, not {_type_name(body[key])}",
-                    f"fetch_jgf: JGF does not contain a required key ({key}).\n",
-                )
-        self._read_nodes(body["nodes"])
-        self._read_edges(body["edges"])
+        nodes, edges = graph_body(doc, self.source)
+        self._read_nodes(nodes)
+        self._read_edges(edges)
 
     def _read_nodes(self, raw_nodes: list[Any]) -> None:
         graph, source = self.graph, self.source

@@ -23,9 +23,10 @@ from fluxgraph import hostlist, idset
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
 
-__all__ = ["from_rv1exec", "load_document", "unpack"]
+__all__ = ["CLUSTER_PATH", "from_rv1exec", "load_document", "loads", "read_document", "unpack"]
 
-_CLUSTER_PATH = "/cluster0"
+#: Containment path of the cluster vertex every rv1exec graph starts with.
+CLUSTER_PATH = "/cluster0"
 
 
 def _fail(source: str, problem: str, reference: str = "") -> ReaderError:
@@ -87,6 +88,44 @@ def _read(doc: Any, source: str) -> tuple[list[_Entry], list[str], dict[str, lis
     return entries, hosts, props
 
 
+def read_document(
+    doc: Any, source: str = "<dict>"
+) -> tuple[list[tuple[list[int], list[tuple[str, list[int]]]]], list[str], dict[str, list[int]]]:
+    """Validate the parsed R document ``doc`` without building anything.
+
+    Returns the R_lite entries as ``(ranks, [(child type, ids)])``, the expanded host list and
+    the property idsets (name -> ranks).
+
+    Raises
+    ------
+    ReaderError
+        If ``doc`` is not a valid version-1 R document.
+
+    Examples
+    --------
+    >>> read_document({"version": 1, "execution": {"R_lite": [
+    ...     {"rank": "0-1", "children": {"core": "0-1"}}], "nodelist": ["n[0-1]"]}})
+    ([([0, 1], [('core', [0, 1])])], ['n0', 'n1'], {})
+    """
+    return _read(doc, source)
+
+
+def loads(text: str, source: str = "<string>") -> Any:
+    """Parse the JSON text of an R document.
+
+    Raises
+    ------
+    ReaderError
+        If ``text`` is not JSON.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise _fail(source, f"not JSON: {err}") from err
+    except (ValueError, RecursionError) as err:
+        raise _fail(source, f"not JSON: {err}") from err
+
+
 def load_document(graph: ResourceGraph, doc: Any, source: str = "<dict>") -> None:
     """Add the resources of the parsed R document ``doc`` to ``graph``.
 
@@ -122,7 +161,7 @@ def load_document(graph: ResourceGraph, doc: Any, source: str = "<dict>") -> Non
                 raise _fail(
                     source, str(err), f"unpack_rank: error splitting hostname={host}; "
                 ) from err
-            node_path = f"{_CLUSTER_PATH}/{host}"
+            node_path = f"{CLUSTER_PATH}/{host}"
             if (node_path, r) in seen:
                 raise _fail(
                     source,
@@ -149,7 +188,7 @@ def load_document(graph: ResourceGraph, doc: Any, source: str = "<dict>") -> Non
                     plan.append((node_at, ctype, ctype, name, k, r, path))
 
     add_vertex, add_edge = graph.add_vertex, graph.add_edge
-    cluster = add_vertex("cluster", "cluster", 0, paths={CONTAINMENT: _CLUSTER_PATH})
+    cluster = add_vertex("cluster", "cluster", 0, paths={CONTAINMENT: CLUSTER_PATH})
     if CONTAINMENT not in graph.roots:
         graph.set_root(CONTAINMENT, cluster)
     created: list[int] = []
@@ -193,13 +232,7 @@ def unpack(
     >>> g.paths[6]["containment"]
     '/cluster0/node1/core1'
     """
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise _fail(source, f"not JSON: {err}") from err
-    except (ValueError, RecursionError) as err:
-        raise _fail(source, f"not JSON: {err}") from err
-    load_document(graph, doc, source)
+    load_document(graph, loads(text, source), source)
 
 
 def from_rv1exec(doc: Any, *, source: str = "<dict>") -> ResourceGraph:
