@@ -385,10 +385,7 @@ class Traverser(Selector):
             a = -1
         if a == 0 and sp.span_size() == 0:
             return
-        self.e_weight[e] = 0 if a == -1 else a
-        lst = self._sorted_out[u]
-        if lst is not None:
-            self._resort(lst)
+        self.rekey_edge(u, e, 0 if a == -1 else a)
 
     # -- cancel --------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ both for each match operation.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from errno import EBUSY, EINVAL, ENODEV
 
 from fluxgraph.errors import PlannerError
@@ -81,6 +82,7 @@ class Selector:
         self.v_rt: dict[str, tuple[int, bool, int]] = {}
         self._aux_root: int | bool | None = False
         self._sorted_out: list[list[int] | None] = [None] * graph.num_vertices
+        self._sorted_keys: list[list[tuple[int, int]] | None] = [None] * graph.num_vertices
         self._parent_edge: dict[str, list[int]] = {}
         self._child_types: list[frozenset[str]] | None = None
         #: Use exact early termination (off when visit counts must equal the reference's).
@@ -120,16 +122,41 @@ class Selector:
         return pe[v]
 
     def sorted_out_edges(self, u: int) -> list[int]:
-        """``u``'s out-edges by descending (weight, target uniq_id): dynamic exploration order."""
+        """``u``'s out-edges by descending (weight, target uniq_id): dynamic exploration order.
+
+        Kept with a parallel ascending list of ``(-weight, -uniq_id)`` keys so that re-keying
+        one edge (:meth:`rekey_edge`) is a bisection, not a re-sort.
+        """
         lst = self._sorted_out[u]
         if lst is None:
-            lst = self._sorted_out[u] = list(self.graph.out_edges[u])
-            self._resort(lst)
+            grow = len(self._sorted_out) - len(self._sorted_keys)
+            if grow > 0:  # the graph grew (attach): extend the key cache alongside
+                self._sorted_keys.extend([None] * grow)
+            keys = sorted((self._edge_key(e), e) for e in self.graph.out_edges[u])
+            self._sorted_keys[u] = [k for k, _ in keys]
+            lst = self._sorted_out[u] = [e for _, e in keys]
         return lst
 
-    def _resort(self, lst: list[int]) -> None:
-        w, dst, uniq = self.e_weight, self.graph.edge_dst, self.graph.uniq_ids
-        lst.sort(key=lambda e: (w[e], uniq[dst[e]]), reverse=True)
+    def _edge_key(self, e: int) -> tuple[int, int]:
+        return (-self.e_weight[e], -self.graph.uniq_ids[self.graph.edge_dst[e]])
+
+    def rekey_edge(self, u: int, e: int, weight: int) -> None:
+        """Give out-edge ``e`` of ``u`` a new exploration weight, keeping the order sorted."""
+        lst = self._sorted_out[u]
+        if lst is None:
+            self.e_weight[e] = weight
+            return
+        keys = self._sorted_keys[u]
+        old = self._edge_key(e)
+        i = bisect_left(keys, old)
+        while lst[i] != e:  # equal keys cannot happen (uniq ids differ), but be safe
+            i += 1
+        del keys[i], lst[i]
+        self.e_weight[e] = weight
+        new = self._edge_key(e)
+        j = bisect_left(keys, new)
+        keys.insert(j, new)
+        lst.insert(j, e)
 
     # -- the selection walk --------------------------------------------------------------------
 
