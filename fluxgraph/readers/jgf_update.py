@@ -230,13 +230,14 @@ def read_selection(
     source: str = "<string>",
     shorthand: bool = False,
     check: VertexCheck | None = None,
+    edges: bool = True,
 ) -> Selection:
     """Find the vertices (and edges) the JGF ``text`` (or parsed document) names in ``graph``.
 
     ``check(vertex, node)`` runs right after each vertex is found, so its error comes in the
     reference's order. ``shorthand`` expands exclusive nodes into their containment subtrees.
     Nodes of a rank listed in the document's ``free_ranks`` are skipped, and so are edges
-    touching them.
+    touching them. With ``edges=False`` the edges are not read at all (partial cancel).
 
     Raises
     ------
@@ -267,7 +268,8 @@ def read_selection(
         reader.add(v, node)
         if shorthand and node.exclusive:
             reader.expand(v)
-    reader.edges(raw_edges, bool(free))
+    if edges:
+        reader.edges(raw_edges, bool(free))
     return reader.sel
 
 

@@ -358,7 +358,7 @@ def partial_cancel(tr: Traverser, jobid: int, reader: str, text: str) -> bool:
                 if problem:
                     raise ReaderError(problem, errno=EINVAL, reference_message=problem)
 
-            sel = read_selection(g, text, check=check)
+            sel = read_selection(g, text, check=check, edges=False)
             listed = [v for v, _node in sel.vertices]
             by_rank: dict[int, list[int]] = {}
             for v in listed:
