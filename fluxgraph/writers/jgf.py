@@ -16,44 +16,31 @@ JSON_INDENT(0))`` does.
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from fluxgraph.graph import CONTAINMENT
+from fluxgraph.writers._json import dumps
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
 
 __all__ = ["dumps", "edge_element", "node_element", "to_jgf", "write_jgf"]
 
-# An escaped backslash (skipped) or a \u00xx escape (hex digits upper-cased, as jansson prints).
-_ESCAPE = re.compile(r"\\\\|\\u00[0-9a-f]{2}")
 
+def node_element(
+    graph: ResourceGraph, v: int, needs: int | None = None, exclusive: bool = False
+) -> dict[str, Any]:
+    """The JGF node object of vertex ``v``.
 
-def _upper_escape(match: re.Match[str]) -> str:
-    text = match.group(0)
-    return text if text == "\\\\" else text.upper().replace("\\U", "\\u")
-
-
-def dumps(obj: Any) -> str:
-    """``obj`` as one line of JSON in jansson's ``JSON_INDENT(0)`` style (no trailing newline).
-
-    Separators ``", "`` and ``": "``, keys in insertion order, non-ASCII and DEL raw, control
-    characters as ``\\uXXXX`` with upper-case hex digits, ``/`` unescaped.
-
-    Examples
-    --------
-    >>> dumps({"a": [1, "x\\x1b/é"], "b": {}, "c": []})
-    '{"a": [1, "x\\\\u001B/é"], "b": {}, "c": []}'
-    """
-    text = json.dumps(obj, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
-    return _ESCAPE.sub(_upper_escape, text) if "\\u00" in text else text
-
-
-def node_element(graph: ResourceGraph, v: int) -> dict[str, Any]:
-    """The JGF node object of vertex ``v`` (``size`` is the vertex's pool size).
+    Parameters
+    ----------
+    graph, v
+        The graph and the vertex.
+    needs
+        The ``size`` to write (only when not 1); the vertex's pool size when ``None``.
+    exclusive
+        Write ``"exclusive": true`` (before ``size``); never ``false``.
 
     Examples
     --------
@@ -63,6 +50,9 @@ def node_element(graph: ResourceGraph, v: int) -> dict[str, Any]:
     >>> node_element(g, m)
     {'id': '0', 'metadata': {'type': 'memory', 'id': 6, 'rank': -1, 'unit': 'GB', 'size': 2, \
 'paths': {'containment': '/m6'}}}
+    >>> node_element(g, m, 1, True)["metadata"]
+    {'type': 'memory', 'id': 6, 'rank': -1, 'unit': 'GB', 'exclusive': True, \
+'paths': {'containment': '/m6'}}
     """
     vtype = graph.types[v]
     basename = graph.basenames[v]
@@ -78,8 +68,11 @@ def node_element(graph: ResourceGraph, v: int) -> dict[str, Any]:
         meta["properties"] = dict(sorted(graph.properties[v].items()))
     if graph.units[v]:
         meta["unit"] = graph.units[v]
-    if graph.sizes[v] != 1:
-        meta["size"] = graph.sizes[v]
+    if exclusive:
+        meta["exclusive"] = True
+    size = graph.sizes[v] if needs is None else needs
+    if size != 1:
+        meta["size"] = size
     if graph.paths[v]:
         meta["paths"] = dict(graph.paths[v])  # the store keeps subsystem intern order
     return {"id": str(graph.uniq_ids[v]), "metadata": meta}

@@ -10,8 +10,7 @@ from _match_graphs import feed_one_core, tiny
 
 from fluxgraph.errors import MatchError
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.writers.match import JgfShorthandWriter, JgfWriter
-from fluxgraph.writers.match._json import dumps
+from fluxgraph.writers.match import JgfShorthandWriter, JgfWriter, dumps
 
 
 def test_json_text_uses_jansson_spacing_and_uppercase_escapes():

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from fluxgraph.errors import QueryError
-from fluxgraph.writers.match._json import dumps
+from fluxgraph.writers._json import dumps
 from fluxgraph.writers.match.jgf import JgfShorthandWriter, JgfWriter
 from fluxgraph.writers.match.rlite import RliteWriter
 from fluxgraph.writers.match.rv1 import Rv1NoschedWriter, Rv1ShorthandWriter, Rv1Writer

@@ -6,14 +6,13 @@ import errno
 from typing import TYPE_CHECKING, Any
 
 from fluxgraph.errors import MatchError
-from fluxgraph.writers.match._json import dumps
+from fluxgraph.writers._json import dumps
+from fluxgraph.writers.jgf import edge_element, node_element
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
 
 __all__ = ["JgfShorthandWriter", "JgfWriter", "vertex_element"]
-
-_CONTAINMENT = "containment"
 
 
 def vertex_element(
@@ -25,45 +24,27 @@ def vertex_element(
 ) -> dict[str, Any]:
     """The JGF node object of vertex ``v`` taking ``needs`` units (reference key order).
 
-    ``basename`` is written only when it differs from the type, ``name`` only when it differs
-    from ``basename + id``, ``size`` (= ``needs``) only when not 1, ``exclusive`` only when true,
-    and ``properties``/``unit``/``paths``/``ephemeral`` only when non-empty.
+    :func:`~fluxgraph.writers.jgf.node_element` with ``size`` = ``needs`` and ``exclusive``,
+    followed by the match-only keys: ``ephemeral`` (sorted) when non-empty and ``agfilter``
+    (``{type: "used:<n>, total:<m>"}``, sorted) when given.
 
     Examples
     --------
     >>> from fluxgraph.graph import ResourceGraph
     >>> g = ResourceGraph()
     >>> m = g.add_vertex("memory", "memory", 6, size=2, unit="GB", paths={"containment": "/m6"})
-    >>> vertex_element(g, m, 2, True)["metadata"]
+    >>> vertex_element(g, m, 2, True, [("core", 1, 4)])["metadata"]
     {'type': 'memory', 'id': 6, 'rank': -1, 'unit': 'GB', 'exclusive': True, 'size': 2, \
-'paths': {'containment': '/m6'}}
+'paths': {'containment': '/m6'}, 'agfilter': {'core': 'used:1, total:4'}}
     """
-    vtype = graph.types[v]
-    basename = graph.basenames[v]
-    vid = graph.ids[v]
-    meta: dict[str, Any] = {"type": vtype}
-    if basename != vtype:
-        meta["basename"] = basename
-    if graph.names[v] != f"{basename}{vid}":
-        meta["name"] = graph.names[v]
-    meta["id"] = vid
-    meta["rank"] = graph.ranks[v]
-    if graph.properties[v]:
-        meta["properties"] = dict(sorted(graph.properties[v].items()))
-    if graph.units[v]:
-        meta["unit"] = graph.units[v]
-    if exclusive:
-        meta["exclusive"] = True
-    if needs != 1:
-        meta["size"] = needs
-    if graph.paths[v]:
-        meta["paths"] = dict(graph.paths[v])
+    element = node_element(graph, v, needs, exclusive)
+    meta = element["metadata"]
     ephemeral = graph.schedule.ephemeral
     if v < len(ephemeral) and ephemeral[v]:
         meta["ephemeral"] = dict(sorted(ephemeral[v].items()))
     if agfilter is not None:
         meta["agfilter"] = {t: f"used:{used}, total:{total}" for t, used, total in sorted(agfilter)}
-    return {"id": str(graph.uniq_ids[v]), "metadata": meta}
+    return element
 
 
 class JgfWriter:
@@ -111,13 +92,7 @@ class JgfWriter:
 
     def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
         """Append the edge object of ``e``; non-containment edges carry their subsystem."""
-        edge: dict[str, Any] = {
-            "source": str(graph.uniq_ids[graph.edge_src[e]]),
-            "target": str(graph.uniq_ids[graph.edge_dst[e]]),
-        }
-        if graph.edge_subsystem[e] != _CONTAINMENT:
-            edge["metadata"] = {"subsystem": graph.edge_subsystem[e]}
-        self._edges.append(edge)
+        self._edges.append(edge_element(graph, e))
 
     def emit_tm(self, start: int, end: int) -> None:
         """Times are not part of JGF."""

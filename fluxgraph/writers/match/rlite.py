@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from fluxgraph.errors import MatchError
 from fluxgraph.hostlist import encode as encode_hostlist
 from fluxgraph.idset import encode as encode_idset
-from fluxgraph.writers.match._json import dumps
+from fluxgraph.writers._json import dumps
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph

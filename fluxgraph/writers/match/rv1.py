@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fluxgraph.writers.match._json import dumps
+from fluxgraph.writers._json import dumps
 from fluxgraph.writers.match.jgf import JgfShorthandWriter, JgfWriter
 from fluxgraph.writers.match.rlite import RliteWriter
 
