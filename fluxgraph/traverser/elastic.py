@@ -125,7 +125,8 @@ def remove_subgraph(tr: Traverser, path: str) -> None:
     Raises
     ------
     MatchError
-        If no vertex has ``path`` (errno ENOENT); nothing changes then.
+        If no vertex has ``path`` (errno ENOENT) or the subtree holds a subsystem root;
+        nothing changes then.
     """
     g = tr.graph
     roots = g.by_path.get(path)
@@ -134,8 +135,17 @@ def remove_subgraph(tr: Traverser, path: str) -> None:
     doomed: set[int] = set()
     for v in roots:
         doomed.update(subtree(g, v, tr.dom))
+    _keep_roots(tr, doomed, MatchError)
     _vmap, emap = remove_vertices(g, doomed)
     resync(tr, emap)
+
+
+def _keep_roots(tr: Traverser, doomed: set[int], error) -> None:
+    """Refuse a removal that would take a subsystem root (the traverser could not run)."""
+    for s in tr.subsystems:
+        root = tr.graph.roots.get(s)
+        if root in doomed:
+            raise error(f"remove: can't remove the {s} root {tr.graph.names[root]}.\n")
 
 
 # -- update --------------------------------------------------------------------------------------
@@ -412,8 +422,9 @@ def remove_ranks(tr: Traverser, ranks: Iterable[int]) -> None:
     Raises
     ------
     RankRemovalError
-        Unknown rank or failing release (``stage`` ``partial_cancel``), failing re-priming
-        (``update_counts``). Nothing changes unless the failure is in re-priming.
+        Unknown rank or failing release (``stage`` ``partial_cancel``), a subtree holding a
+        subsystem root (``remove``), failing re-priming (``update_counts``). Nothing changes
+        unless the failure is in re-priming.
     """
     g, dom = tr.graph, tr.dom
     sched = g.schedule
@@ -443,6 +454,10 @@ def remove_ranks(tr: Traverser, ranks: Iterable[int]) -> None:
             problem = None if u in members else _reducible(g, dom, u, jobid, c)
             if problem:
                 raise RankRemovalError(f"remove: {problem}.", "partial_cancel")
+    doomed: set[int] = set()
+    for v in rank_roots.values():
+        doomed.update(subtree(g, v, dom))
+    _keep_roots(tr, doomed, lambda message: RankRemovalError(message.rstrip("\n"), "remove"))
     for v in members:
         for name in ("plans", "allocations", "reservations", "tags", "x_spans", "job2span"):
             getattr(sched, name)[v] = None
@@ -454,9 +469,6 @@ def remove_ranks(tr: Traverser, ranks: Iterable[int]) -> None:
         for u, c in ancestors.items():
             if u not in members:
                 _reduce(g, dom, u, jobid, c)
-    doomed: set[int] = set()
-    for v in rank_roots.values():
-        doomed.update(subtree(g, v, dom))
     _vmap, emap = remove_vertices(g, doomed)
     try:
         resync(tr, emap)

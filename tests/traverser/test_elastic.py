@@ -390,3 +390,17 @@ def test_remove_ranks_over_reduces_with_two_jobs_on_a_rank():
         m.remove_ranks([0])  # each job would lose the rank's 4 cores (quirk 21)
     assert info.value.stage == "partial_cancel"
     assert state(m) == before
+
+
+def test_removals_keep_subsystem_roots(tiny):
+    before = state(tiny)
+    with pytest.raises(MatchError, match="containment root tiny0"):
+        tiny.remove_subgraph("/tiny0")
+    assert state(tiny) == before
+    m = _ranked()
+    m.graph.ranks[0] = 0  # the cluster joins rank 0: its subtree would take the root
+    m.graph.by_rank[0].insert(0, 0)
+    with pytest.raises(RankRemovalError) as info:
+        m.remove_ranks([0])
+    assert info.value.stage == "remove"
+    assert m.graph.num_vertices == 19
