@@ -182,7 +182,10 @@ class PlannerMulti:
         planners = self._planners
         if counts is None or len(counts) != len(planners):
             raise PlannerInvalidError(f"{len(planners)} counts expected, got {counts!r}")
-        return all(p.avail_during(at, duration, c) for p, c in zip(planners, counts, strict=True))
+        for p, c in zip(planners, counts, strict=True):  # noqa: SIM110 (all() adds a frame)
+            if not p.avail_during(at, duration, c):
+                return False
+        return True
 
     def _rest_ok(self, t: int, duration: int, counts: Sequence[int]) -> bool:
         planners = self._planners

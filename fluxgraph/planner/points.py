@@ -125,7 +125,17 @@ def _set_stairs(leaf: _Leaf) -> None:
 class _Points:
     """Time-ordered scheduled points with live remaining amounts and MT keys."""
 
-    __slots__ = ("head", "height", "root", "stale", "touched", "trk_c", "trk_t")
+    __slots__ = (
+        "head",
+        "height",
+        "lfirst",
+        "lleaves",
+        "root",
+        "stale",
+        "touched",
+        "trk_c",
+        "trk_t",
+    )
 
     def __init__(self, base: int, total: int) -> None:
         self._build([base], [0], [total], [total], [1])
@@ -155,6 +165,11 @@ class _Points:
         self.root = level[0]
         self.height = height
         self.head = leaves[0]
+        # Point location is one bisect over the first times of all leaves, in one flat array
+        # (sortedcontainers' ``_maxes``): its upper probes stay in cache, unlike a walk down
+        # the nodes. The nodes serve the aggregates of the searches.
+        self.lfirst = array("q", [leaf.at[0] for leaf in leaves])
+        self.lleaves = leaves
         self.touched: set[_Leaf] = set()
 
     def copy(self) -> _Points:
@@ -177,11 +192,12 @@ class _Points:
 
     def _leaf_for(self, t: int) -> _Leaf:
         """The leaf holding the state point of ``t`` (the first leaf if ``t`` precedes all)."""
-        node = self.root
-        for _ in range(self.height):
-            i = bisect_right(node.first, t) - 1
-            node = node.kids[i if i > 0 else 0]
-        return node
+        i = bisect_right(self.lfirst, t) - 1
+        return self.lleaves[i if i > 0 else 0]
+
+    def _leaf_index(self, leaf: _Leaf) -> int:
+        """Position of a non-empty ``leaf`` in :attr:`lleaves`."""
+        return bisect_left(self.lfirst, leaf.at[0])
 
     def _path(self, leaf: _Leaf) -> list[list]:
         """Search stack ``[node, index of the child on the path, entered fresh]``, root first."""
@@ -288,6 +304,9 @@ class _Points:
             if obj.next is not None:
                 obj.next.prev = new
             obj.next = new
+            x = self._leaf_index(obj) + 1
+            self.lleaves.insert(x, new)
+            self.lfirst.insert(x, new.at[0])
             _set_stairs(new)
             if obj.prev is not None:  # it looked into obj's second half, now a new leaf
                 self._tighten(obj.prev)
@@ -325,6 +344,9 @@ class _Points:
                 obj.prev.next = obj.next  # the head leaf holds the base point: never empty
                 if obj.next is not None:
                     obj.next.prev = obj.prev
+                x = self._leaf_index(obj.prev) + 1
+                del self.lleaves[x]
+                del self.lfirst[x]
             self._remove_kid(parent, obj.pos)
             self._shrink(parent)
             return
@@ -339,6 +361,9 @@ class _Points:
                 strict=True,
             ):
                 a.extend(b)
+            x = self._leaf_index(left) + 1
+            del self.lleaves[x]
+            del self.lfirst[x]
             left.next = right.next
             if right.next is not None:
                 right.next.prev = left
@@ -385,6 +410,8 @@ class _Points:
         leaf.ref[j] -= 1
         if leaf.ref[j]:
             return
+        if j == 0 and len(leaf.at) > 1:  # the leaf's first time moves on
+            self.lfirst[self._leaf_index(leaf)] = leaf.at[1]
         for lst in (leaf.at, leaf.sched, leaf.rem, leaf.key, leaf.ref):
             del lst[j]
         if self.stale:
@@ -600,6 +627,12 @@ class _Points:
         key = leaf.key
         n = len(at)
         i = j
+        if d == 1:  # times are distinct integers: a one-tick window holds its own point only
+            while i < n:
+                if key[i] >= c and rem[i] >= c:
+                    return at[i], None, 0
+                i += 1
+            return None, None, 0
         while i < n:
             if key[i] < c or rem[i] < c:
                 i += 1
@@ -693,7 +726,11 @@ class _Points:
             lo = self.trk_t + 1
         self.trk_c = c
         leaf = self._leaf_for(lo)
-        j = bisect_left(leaf.at, lo)
+        at = leaf.at
+        j = bisect_left(at, lo)
+        if d == 1 and j < len(at) and leaf.key[j] >= c and leaf.rem[j] >= c:
+            t = self.trk_t = at[j]  # fast path: the first point fits a one-tick window
+            return t
         stack = None  # built on the first move to another leaf
         while True:
             if j >= len(leaf.at) or leaf.parent.kmax[leaf.pos] < c:
@@ -767,6 +804,8 @@ class _Points:
         found: list[_Leaf] = []
         self._check_node(self.root, self.height, found)
         assert found == leaves, "leaf chain differs from the tree order"
+        assert self.lleaves == leaves, "leaf index differs from the chain"
+        assert list(self.lfirst) == [leaf.at[0] for leaf in leaves], "leaf first times"
         assert self.root.parent is None
         assert list(self.stale) == [
             a
