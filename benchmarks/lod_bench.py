@@ -75,8 +75,8 @@ def run_ours(lod: str, policy: str, prune: str) -> dict:
     }
 
 
-def run_reference(cmd: str, lod: str, policy: str, prune: str, jobs: int) -> float:
-    """Reference seconds spent matching: wall(commands) - wall(quit only)."""
+def run_reference(cmd: str, lod: str, policy: str, prune: str, jobs: int) -> tuple[int, float]:
+    """Jobs the reference matched, and its seconds spent matching: wall(cmds) - wall(quit)."""
     recipe = REPO / "grug_recipes" / f"lod-{lod}.graphml"
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "job.yaml"
@@ -89,13 +89,15 @@ def run_reference(cmd: str, lod: str, policy: str, prune: str, jobs: int) -> flo
         if prune:
             args += ["-p", prune]
 
-        def wall(path: Path) -> float:
+        def wall(path: Path) -> tuple[str, float]:
             t0 = time.perf_counter()
             with path.open() as fh:
-                subprocess.run(args, stdin=fh, stdout=subprocess.DEVNULL, check=False)
-            return time.perf_counter() - t0
+                done = subprocess.run(args, stdin=fh, capture_output=True, text=True, check=False)
+            return done.stdout, time.perf_counter() - t0
 
-        return wall(full) - wall(quit_only)
+        out, full_s = wall(full)
+        _, quit_s = wall(quit_only)
+        return out.count("RESOURCES=ALLOCATED"), full_s - quit_s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,12 +120,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{row['median_ms']:>10.3f} {row['total_s']:>9.2f}"
             )
             if args.reference:
-                ref_s = run_reference(args.reference, lod, policy, prune, row["jobs"])
-                row["reference_jobs"] = row["jobs"]
+                ref_jobs, ref_s = run_reference(args.reference, lod, policy, prune, row["jobs"])
+                row["reference_jobs"] = ref_jobs
                 row["reference_total_s"] = ref_s
-                row["ratio"] = (row["total_s"] / max(row["jobs"], 1)) / (
-                    ref_s / max(row["jobs"], 1)
-                )
+                row["ratio"] = (row["total_s"] / max(row["jobs"], 1)) / (ref_s / max(ref_jobs, 1))
                 line += f"  ref {ref_s:8.2f}s  ratio {row['ratio']:.2f}"
             print(line, flush=True)
             rows.append(row)
