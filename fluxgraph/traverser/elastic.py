@@ -177,7 +177,8 @@ def update(
         else:
             sel = read_jgf_update(g, text, at, duration, shorthand=reader == "jgf_shorthand")
     except ReaderError as err:
-        return -1, err.errno or EINVAL, err.reference_message or f"{err}\n"
+        # the reference's text only: rv1exec leaves it empty for most malformed documents
+        return -1, err.errno or EINVAL, err.reference_message
     allocations = g.schedule.allocations
     for v, units in sel.spans:
         span = own_planner(g, v).add_span(at, duration, units)
@@ -376,8 +377,8 @@ def partial_cancel(tr: Traverser, jobid: int, reader: str, text: str) -> bool:
             for r, vertices in by_rank.items():
                 rank_roots[r] = _rank_root(g, "containment", vertices)
     except ReaderError as err:
-        message = err.reference_message or f"{err}\n"
-        raise MatchError(message + _PCANCEL_FAILED, errno=err.errno or EINVAL) from err
+        message = err.reference_message + _PCANCEL_FAILED
+        raise MatchError(message, errno=err.errno or EINVAL) from err
     counts: dict[int, dict[str, int]] = {}
     sizes = _planned_units(g, listed, jobid)
     for v in dict.fromkeys(listed):
