@@ -15,9 +15,10 @@ RECIPES = Path(__file__).resolve().parents[2] / "grug_recipes"
 #: Recipe -> (type -> vertex count), from each recipe's documented shape.
 SHAPES = {
     "tiny": {"cluster": 1, "node": 2, "socket": 4, "core": 16, "gpu": 4, "memory": 4},
-    "small": {"cluster": 1, "rack": 2, "node": 8, "socket": 16, "core": 128, "memory": 32},
+    "small": {"cluster": 1, "rack": 2, "node": 8, "socket": 16, "core": 128, "memory": 32,
+              "ssd": 8},
     "medium": {"cluster": 1, "rack": 4, "node": 64, "socket": 128, "core": 2048, "gpu": 256,
-               "memory": 512, "bb": 64},
+               "memory": 512, "bb": 64, "storage": 16, "pfs": 1, "bandwidth": 1},
     "lod-high": {"cluster": 1, "rack": 56, "node": 1008, "socket": 2016, "core": 2016 * 20,
                  "gpu": 2016 * 2, "memory": 2016 * 8, "bb": 2016 * 8},
     "lod-med": {"cluster": 1, "rack": 56, "node": 1008, "core": 1008 * 40, "gpu": 1008 * 4,
@@ -33,11 +34,14 @@ LOD_VERTICES = {"lod-high": 79689, "lod-med": 61545, "lod-low": 21169, "lod-low2
 
 #: Recipe -> (type -> (size, unit)) of the pools that are not single units.
 POOLS = {
+    "small": {"memory": (16, "GB")},
+    "medium": {"memory": (16, "GB"), "bb": (400, "GB"), "storage": (2048, "GB"),
+               "bandwidth": (640, "GBps")},
     "lod-high": {"memory": (16, "GB"), "bb": (100, "GB"), "core": (1, "")},
     "lod-med": {"memory": (32, "GB"), "bb": (200, "GB"), "core": (1, "")},
     "lod-low": {"memory": (64, "GB"), "bb": (400, "GB"), "core": (5, "")},
     "lod-low2": {"memory": (64, "GB"), "bb": (400, "GB"), "core": (5, "")},
-}
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +82,7 @@ def test_recipe_leaf_ids_are_per_node(name: str, graphs: dict[str, ResourceGraph
     g = graph_of(graphs, name)
     per_node = Counter(SHAPES[name])
     n_nodes = per_node["node"]
-    for vtype in ("core", "gpu", "memory", "bb"):
+    for vtype in ("core", "gpu", "memory", "bb", "ssd"):
         count = per_node[vtype] // n_nodes
         if not count:
             continue
@@ -91,10 +95,26 @@ def test_recipe_leaf_ids_are_per_node(name: str, graphs: dict[str, ResourceGraph
 
 
 @pytest.mark.parametrize("name", sorted(POOLS))
-def test_lod_pool_sizes(name: str, graphs: dict[str, ResourceGraph]) -> None:
+def test_recipe_pool_sizes(name: str, graphs: dict[str, ResourceGraph]) -> None:
     g = graph_of(graphs, name)
     for vtype, pool in POOLS[name].items():
         assert {(g.sizes[v], g.units[v]) for v in g.by_type[vtype]} == {pool}
+
+
+def test_medium_racks_hold_sixteen_nodes_and_four_storage_volumes(
+    graphs: dict[str, ResourceGraph],
+) -> None:
+    """The layout jobspecs/rack-constraints.yaml and jobspecs/storage.yaml rely on."""
+    g = graph_of(graphs, "medium")
+    racks = g.children("containment")
+    for r, rack in enumerate(g.by_type["rack"]):
+        nodes = [c for c in racks[rack] if g.types[c] == "node"]
+        assert [g.names[c] for c in nodes] == [f"node{16 * r + i}" for i in range(16)]
+        assert [g.ranks[c] for c in nodes] == [16 * r + i for i in range(16)]
+        volumes = [g.names[c] for c in racks[rack] if g.types[c] == "storage"]
+        assert volumes == [f"storage{i}" for i in range(4)]
+    (bandwidth,) = g.by_type["bandwidth"]
+    assert g.paths[bandwidth] == {"containment": "/medium0/pfs0/bandwidth0"}
 
 
 def test_lod_high_paths_nest_cluster_rack_node_socket(graphs: dict[str, ResourceGraph]) -> None:
