@@ -400,10 +400,12 @@ class PlannerMulti:
                 span = planners[i]._spans.get(vec[i] if i < len(vec) else -1)
                 held[i] = None if span is None else span[2]
             planned = held[i]
-            if planned is None or a == 0:
+            if planned is None:
                 continue
-            if a == planned:
+            if a == planned:  # checked first, as in the reference: 0 removes a 0-unit part
                 held[i] = None
+            elif a == 0:
+                continue
             elif a < planned:
                 held[i] = planned - a
             else:
