@@ -336,7 +336,7 @@ def cmd_cancel(s: Session, args: list[str]) -> int:
         return _malformed(s)
     job_id = strtoll(args[1])
     job = s.jobs.get(job_id)
-    if job is None:
+    if job is None or job.state == "CANCELED":  # a canceled job no longer exists for cancel
         s.stderr_lines(f"cancel: ERROR: nonexistent job {job_id}")
         return 0
     rc, preorder, postorder = cancel(s.matcher, job_id)
