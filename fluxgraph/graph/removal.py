@@ -134,11 +134,7 @@ def remove_vertices(graph: ResourceGraph, doomed: Iterable[int]) -> tuple[list[i
     graph.edge_dst[:] = [vmap[u] for u in graph.edge_dst]
     graph.out_edges[:] = [[emap[e] for e in graph.out_edges[v] if emap[e] >= 0] for v in keep_v]
     graph.in_edges[:] = [[emap[e] for e in graph.in_edges[v] if emap[e] >= 0] for v in keep_v]
-    graph._edge_of_pair = {
-        (graph.edge_src[e], graph.edge_dst[e]): e for e in range(graph.num_edges)
-    }
-    graph._children_cache.clear()
-    graph._child_edges_cache.clear()
+    graph.reindex_edges()
     for index in (graph.by_type, graph.by_name, graph.by_rank, graph.by_path):
         for key in list(index):
             vs = [vmap[v] for v in index[key] if vmap[v] >= 0]

@@ -241,6 +241,23 @@ class ResourceGraph:
         """Whether an edge ``src -> dst`` exists (any subsystem)."""
         return (src, dst) in self._edge_of_pair
 
+    def edge_id(self, src: VertexId, dst: VertexId) -> EdgeId | None:
+        """The id of the edge ``src -> dst``, or ``None``.
+
+        Runtime complexity: O(1).
+        """
+        return self._edge_of_pair.get((src, dst))
+
+    def reindex_edges(self) -> None:
+        """Rebuild the edge index and drop derived caches after edges were renumbered.
+
+        Runtime complexity: O(E).
+        """
+        src, dst = self.edge_src, self.edge_dst
+        self._edge_of_pair = {(src[e], dst[e]): e for e in range(len(src))}
+        self._children_cache.clear()
+        self._child_edges_cache.clear()
+
     def set_root(self, subsystem: str, v: VertexId) -> None:
         """Make ``v`` the root of ``subsystem``."""
         self.roots[self.subsystem_names.intern(subsystem)] = v

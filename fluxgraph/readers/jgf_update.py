@@ -210,8 +210,8 @@ class _Reader:
                 )
             sub = meta.get("subsystem", CONTAINMENT)
             (u, u_node), (v, v_node) = vmap[s_key], vmap[t_key]
-            e = next((e for e in g.out_edges[u] if g.edge_dst[e] == v), -1)
-            if e < 0:
+            e = g.edge_id(u, v)
+            if e is None:
                 raise _fail(
                     source,
                     f"edge #{index}: no edge {s_key} -> {t_key} in the graph",

@@ -33,6 +33,7 @@ ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
 _NONE_MATCH, _PRISTINE_NONE_MATCH, _RESOURCE_MATCH, _SLOT_MATCH = range(4)
 _CONSTRAINED_TYPES = ("node", "storage_node")
 _NO_EDGE = -1
+_EDGE_DEFAULTS = (("e_needs", 0), ("e_excl", False), ("e_seq", 0), ("e_weight", (1 << 64) - 1))
 #: End of the graph's time window (seconds from epoch 0), as in ``resource-query``.
 GRAPH_END = 3153600000
 
@@ -93,6 +94,35 @@ class Selector:
         graph.schedule.grow(graph.num_vertices)
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def graph_changed(self, emap: list[int] | None = None) -> None:
+        """Resize and drop every per-vertex and per-edge cache after the graph changed.
+
+        ``emap`` maps old edge ids to new ones (-1: removed) after a removal; without it, edges
+        were only appended. Edge marks and weights follow their edges. The caller re-primes the
+        aggregates with ``initialize()``.
+        """
+        g = self.graph
+        n, m = g.num_vertices, g.num_edges
+        g.schedule.grow(n)
+        for name, default in _EDGE_DEFAULTS:
+            old = getattr(self, name)
+            if emap is None:
+                new = old + [default] * (m - len(old))
+            else:
+                new = [default] * m
+                for e_old, e_new in enumerate(emap):
+                    if e_new >= 0:
+                        new[e_new] = old[e_old]
+            setattr(self, name, new)
+        self.colors = Colors(g, self.subsystems)
+        self._sorted_out = [None] * n
+        self._sorted_keys = [None] * n
+        self._parent_edge = {}
+        self._child_types = None
+        self._aux_root = False
+        self.regions = {}
+        self.region_filter = None
 
     def tick(self) -> None:
         """Start a new selection: bump the sequence number and whiten every vertex."""

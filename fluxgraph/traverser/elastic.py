@@ -30,7 +30,7 @@ from fluxgraph.readers.jgf_update import read_update as read_jgf_update
 from fluxgraph.readers.rv1exec_update import read_ranks
 from fluxgraph.readers.rv1exec_update import read_update as read_rv1_update
 from fluxgraph.traverser.dfu import JobMeta
-from fluxgraph.traverser.state import Colors, own_planner
+from fluxgraph.traverser.state import own_planner
 
 if TYPE_CHECKING:
     from fluxgraph.traverser.core import Traverser
@@ -52,7 +52,6 @@ UPDATE_READERS = ("jgf", "jgf_shorthand", "rv1exec")
 #: Readers :func:`partial_cancel` accepts.
 PARTIAL_CANCEL_READERS = ("jgf", "rv1exec")
 
-_EDGE_DEFAULTS = (("e_needs", 0), ("e_excl", False), ("e_seq", 0), ("e_weight", (1 << 64) - 1))
 _PCANCEL_FAILED = "remove: partial_cancel returned error.\n"
 
 
@@ -81,26 +80,7 @@ def resync(tr: Traverser, emap: list[int] | None = None) -> None:
     MatchError
         If some subsystem of the traverser has no root any more (errno ENOTSUP).
     """
-    g = tr.graph
-    n, m = g.num_vertices, g.num_edges
-    g.schedule.grow(n)
-    for name, default in _EDGE_DEFAULTS:
-        old = getattr(tr, name)
-        if emap is None:
-            new = old + [default] * (m - len(old))
-        else:
-            new = [default] * m
-            for e_old, e_new in enumerate(emap):
-                if e_new >= 0:
-                    new[e_new] = old[e_old]
-        setattr(tr, name, new)
-    tr.colors = Colors(g, tr.subsystems)
-    tr._sorted_out = [None] * n
-    tr._parent_edge = {}
-    tr._child_types = None
-    tr._aux_root = False
-    tr.regions = {}
-    tr.region_filter = None
+    tr.graph_changed(emap)
     if tr.initialize() != 0:
         raise MatchError("can't initialize traverser after the graph changed", errno=tr.errno)
 
