@@ -24,6 +24,13 @@ __all__: list[str] = []
 
 INF = float("inf")
 
+#: Leaf state bits (``st``): the leaf's own free amounts shrank since its staircases were
+#: computed (both are upper bounds, the interior one no longer), or only the next leaf's did
+#: (the full staircase is an upper bound, the interior one stays valid). Nodes use ``st`` as a
+#: plain "looser than the union of the children" flag.
+_OWN = 1
+_NEXT = 2
+
 
 def pareto(entries: list[tuple[int, float]]) -> tuple[array, array]:
     """Staircase of ``(negated threshold, length)`` entries (sorted in place)."""

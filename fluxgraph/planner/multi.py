@@ -206,6 +206,9 @@ class PlannerMulti:
         :meth:`Planner.avail_time_next`; each is confirmed with ``avail_during`` on the other
         sub-planners (a sub-planner error counts as "no").
 
+        Runtime complexity: per candidate, sub-planner 0's search step plus one
+        ``avail_during`` per other type.
+
         Returns
         -------
         int or None
@@ -238,6 +241,8 @@ class PlannerMulti:
 
     def avail_time_next(self) -> int | None:
         """Next answer of the search started by :meth:`avail_time_first`.
+
+        Runtime complexity: as :meth:`avail_time_first`.
 
         Raises
         ------
@@ -330,6 +335,8 @@ class PlannerMulti:
     def rem_span(self, mid: int) -> None:
         """Remove multi-span ``mid`` from every sub-planner still holding a part of it.
 
+        Runtime complexity: the sum of the sub-planners' :meth:`Planner.rem_span`.
+
         Raises
         ------
         PlannerInvalidError
@@ -362,6 +369,8 @@ class PlannerMulti:
         by 0, which removes sub-spans of 0 units. A sub-span released completely is marked
         gone; when all are gone the multi-span is removed and True is returned. Unlike the
         reference, a failing call changes nothing (all reductions are checked first).
+
+        Runtime complexity: the sum of the sub-planners' :meth:`Planner.reduce_span`.
 
         Raises
         ------
@@ -456,6 +465,9 @@ class PlannerMulti:
         sub-planner 0) inserted at index ``i``. Then, if ``types`` is not empty, types not
         listed are deleted. Existing multi-spans are not re-mapped (as in the reference), so
         reshape before adding spans.
+
+        Runtime complexity: ``O(L^2)`` for ``L`` types plus :meth:`Planner.update_total` of
+        each kept type.
 
         Raises
         ------
