@@ -140,7 +140,27 @@ class _Points(_Queries):
     )
 
     def __init__(self, base: int, total: int) -> None:
-        self._build([base], [0], [total], [total], [1])
+        # The base point alone (what _build would make, without its general machinery: every
+        # vertex of a graph may get a planner).
+        leaf = _new_leaf([base], [0], [total], [total], [1])
+        leaf.snr, leaf.sln = array("q", [-total]), array("d", [INF])
+        leaf.isnr, leaf.isln = array("q"), array("d")
+        leaf.st = 0
+        root = _Node()
+        root.kids = [leaf]
+        root.first = array("q", [base])
+        root.kmax, root.kmin = array("q", [total]), array("q", [total])
+        root.snr, root.sln = leaf.snr, leaf.sln  # never changed in place, only replaced
+        root.st = 0
+        root.parent = None
+        root.pos = 0
+        leaf.parent = root
+        self.root = root
+        self.height = 1
+        self.head = leaf
+        self.lfirst = array("q", [base])
+        self.lleaves = [leaf]
+        self.touched = set()
         self.stale = SortedList()
         self.trk_c: int | None = None
         self.trk_t: float = -INF
