@@ -27,6 +27,7 @@ __all__ = [
     "SATISFIABILITY",
     "JobMeta",
     "Selector",
+    "fill_slot",
 ]
 
 ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
@@ -502,22 +503,10 @@ class Selector:
         n = _count_slots(dom, shape, sdfu)
         slots = []
         for _ in range(n):
-            score = 1
-            edges = []
-            for elem in shape:
-                ev = sdfu.evals.get((dom, elem.type))
-                k = elem.calc_count(ev.qual_count if ev is not None else 0)
-                taken = 0
-                while taken < k:
-                    if ev is None or ev.cursor >= len(ev.groups):
-                        return -1
-                    m = ev.groups[ev.cursor]
-                    ev.cursor += 1
-                    c, _, _, e = m.edges[0]
-                    edges.append((c, c, True, e))
-                    score += m.score
-                    taken += c
-            slots.append(EGroup(score, 1, True, False, edges))
+            grp = fill_slot(dom, shape, sdfu, lambda elem, ev: ev.qual_count if ev else 0)
+            if grp is None:
+                return -1
+            slots.append(grp)
         for grp in slots:
             dfu.add(dom, "slot", grp)
         return 0 if n > 0 else -1
@@ -572,6 +561,31 @@ class Selector:
     def far_future(self, duration: int) -> int:
         """A time after every span: where satisfiability is checked (§6.6 ``FAR``)."""
         return INT64_MAX - duration - 1
+
+
+def fill_slot(dom: str, shape, sdfu: ScoringObject, available) -> EGroup | None:
+    """Build one slot group from whole member vertices, in the members' current order.
+
+    For each member request ``elem`` of ``shape``, ``elem.calc_count(available(elem, evals))``
+    units are taken from the type's cursor (the cursor persists across slots); the excess of the
+    last member is wasted. ``None`` when the members run out.
+    """
+    score = 1
+    edges = []
+    for elem in shape:
+        ev = sdfu.evals.get((dom, elem.type))
+        k = elem.calc_count(available(elem, ev))
+        taken = 0
+        while taken < k:
+            if ev is None or ev.cursor >= len(ev.groups):
+                return None
+            m = ev.groups[ev.cursor]
+            ev.cursor += 1
+            c, _, _, e = m.edges[0]
+            edges.append((c, c, True, e))
+            score += m.score
+            taken += c
+    return EGroup(score, 1, True, False, edges)
 
 
 def _tally_add(tl: list[int], c: int) -> None:

@@ -21,9 +21,9 @@ from errno import EBUSY, EOVERFLOW
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.jobspec.counts import UINT_MAX
-from fluxgraph.policies.scoring import EGroup, ScoringObject
+from fluxgraph.policies.scoring import ScoringObject
 from fluxgraph.traverser.core import Traverser
-from fluxgraph.traverser.dfu import JobMeta
+from fluxgraph.traverser.dfu import JobMeta, fill_slot
 from fluxgraph.traverser.request import Request
 
 __all__ = [
@@ -374,22 +374,12 @@ class FlexibleTraverser(Traverser):
                 ev.cursor = 0
         slots = []
         for kind, state in plan:
-            score = 1
-            edges = []
-            for elem in kind.with_:
-                ev = sdfu.evals.get((dom, elem.type))
-                k = elem.calc_count(state[types.index(elem.type)])
-                taken = 0
-                while taken < k:
-                    if ev is None or ev.cursor >= len(ev.groups):
-                        return -1  # fewer whole members than units counted: no slot at all
-                    m = ev.groups[ev.cursor]
-                    ev.cursor += 1
-                    c, _, _, e = m.edges[0]
-                    edges.append((c, c, True, e))
-                    score += m.score
-                    taken += c
-            slots.append(EGroup(score, 1, True, False, edges))
+            grp = fill_slot(
+                dom, kind.with_, sdfu, lambda elem, _ev, st=state: st[types.index(elem.type)]
+            )
+            if grp is None:
+                return -1  # fewer whole members than units counted: no slot at all
+            slots.append(grp)
         for grp in slots:
             dfu.add(dom, "slot", grp)
         return 0 if slots else -1
