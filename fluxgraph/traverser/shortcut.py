@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fluxgraph.errors import PlannerError
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.scoring import ScoringObject
 
@@ -152,14 +153,30 @@ def plan_shortcut(
 
 
 def _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom) -> bool:
-    """Whether every pass-through ancestor from ``a`` up survives pruning (memoised)."""
+    """Whether every pass-through ancestor from ``a`` up survives pruning and could still hold
+    one instance of the request (memoised per ancestor).
+
+    The second test only skips candidates that would fail anyway: an ancestor's aggregate counts
+    every unit of its pruning types below it, so if it cannot supply the units one instance needs
+    (``user_data``) over the window, no candidate below it can.
+    """
     path = []
     while a not in passed:
         path.append(a)
         a = parent[a]
     ok = passed[a]
-    types = sel.graph.types
+    g = sel.graph
+    types, subplans = g.types, g.schedule.subplans
+    need = requests[0].user_data
     for b in reversed(path):
         ok = ok and sel.prune(meta, excl, dom, b, types[b], requests) == 0
+        if ok and need and subplans[b]:
+            agg = subplans[b].get(dom)
+            if agg is not None:
+                counts = [need.get(t, 0) for t in agg.resource_types]
+                try:
+                    ok = agg.avail_during(meta.at, meta.duration, counts)
+                except PlannerError:
+                    ok = False
         passed[b] = ok
     return ok
