@@ -308,11 +308,12 @@ class Traverser(Selector):
             g.edge_dst,
         )
         dynamic = self.policy.stop_on_k > 0
-        for e in g.child_edges(dom)[u]:
+        children = g.child_edges(dom)[u]
+        if not mod:  # only edges the selection marked: filter at C speed (a root has thousands)
+            children = [e for e in children if e_seq[e] == seq]
+        for e in children:
             tgt = dst[e]
             if marks[tgt] > base:
-                continue
-            if e_seq[e] != seq and not mod:
                 continue
             xc = e_excl[e] or mod
             nc = sizes[tgt] if mod else e_needs[e]

@@ -163,7 +163,8 @@ class Selector:
             grow = len(self._sorted_out) - len(self._sorted_keys)
             if grow > 0:  # the graph grew (attach): extend the key cache alongside
                 self._sorted_keys.extend([None] * grow)
-            keys = sorted((self._edge_key(e), e) for e in self.graph.out_edges[u])
+            edge_key = self._edge_key
+            keys = sorted([(edge_key(e), e) for e in self.graph.out_edges[u]])
             self._sorted_keys[u] = [k for k, _ in keys]
             lst = self._sorted_out[u] = [e for _, e in keys]
         return lst
