@@ -20,6 +20,7 @@ from typing import Any
 
 from fluxgraph.errors import MatchError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.jobspec import load as load_jobspec
 from fluxgraph.policies import MatchPolicy, create_policy
 from fluxgraph.traverser import elastic as _elastic
 from fluxgraph.traverser.core import OPS, Traverser
@@ -207,10 +208,8 @@ class Matcher:
         MatchError
             With ``errno`` EBUSY (no resources now), ENODEV (unsatisfiable) or EINVAL.
         """
-        from fluxgraph import jobspec as js
-
         if not hasattr(jobspec, "resources"):
-            jobspec = js.load(jobspec)
+            jobspec = load_jobspec(jobspec)
         job_id = self._next_job
         collector = SelectionCollector()
         out = self.run(jobspec, op, job_id, collector, now)

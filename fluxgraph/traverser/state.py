@@ -8,7 +8,7 @@ no planner objects at all.
 from __future__ import annotations
 
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.planner import Planner
+from fluxgraph.planner import INT64_MAX, Planner
 
 __all__ = [
     "INT64_MAX",
@@ -19,7 +19,6 @@ __all__ = [
     "x_checker",
 ]
 
-INT64_MAX = (1 << 63) - 1
 #: Total of an exclusivity-checker planner: one unit per job touching the vertex.
 X_CHECKER_NJOBS = 1 << 30
 
