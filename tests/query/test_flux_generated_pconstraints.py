@@ -3,9 +3,10 @@
 ``hetero.json`` is what t3034:01 builds with ``flux R encode ... -p prop:ranks`` and
 ``flux R append``: foo2 (rank 0: cores 0-1, gpus 0-1, arm-v9@core), foo3 (rank 1: core 0,
 arm-v8@core) and foo[1,4] (ranks 2-3: cores 0-1, gpus 0-1, arm-v9@core, amd-mi60@gpu). It is
-given in two R_lite layouts: merged by identical children (as ``flux R append`` prints it) and one
-entry per encode call; both must behave the same. The jobspecs are t3034:02's
-``flux submit [...] --requires=... --dry-run hostname``. Checks are the script's greps and jq.
+given in three layouts: R_lite merged by identical children (as ``flux R append`` prints it), one
+R_lite entry per encode call, and that again with one ``nodelist`` string per call; all must
+behave the same. The jobspecs are t3034:02's ``flux submit [...] --requires=... --dry-run
+hostname``. Checks are the script's greps and jq.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ from _flux_generated import dry_run_jobspec, r_doc, run_query
 
 PROPERTIES = {"arm-v9@core": "0,2-3", "arm-v8@core": "1", "amd-mi60@gpu": "2-3"}
 TWO_CORES_TWO_GPUS = {"core": "0-1", "gpu": "0-1"}
+
+
+def _split_nodelist(doc: dict) -> dict:
+    doc["execution"]["nodelist"] = ["foo2", "foo3", "foo[1,4]"]
+    return doc
+
+
 LAYOUTS = {
     "appended": r_doc(
         [("0,2-3", TWO_CORES_TWO_GPUS), ("1", {"core": "0"})], "foo[2-3,1,4]", PROPERTIES
@@ -26,6 +34,13 @@ LAYOUTS = {
         [("0", TWO_CORES_TWO_GPUS), ("1", {"core": "0"}), ("2-3", TWO_CORES_TWO_GPUS)],
         "foo[2-3,1,4]",
         PROPERTIES,
+    ),
+    "split-nodelist": _split_nodelist(
+        r_doc(
+            [("0", TWO_CORES_TWO_GPUS), ("1", {"core": "0"}), ("2-3", TWO_CORES_TWO_GPUS)],
+            "",
+            PROPERTIES,
+        )
     ),
 }
 JOBS = {
