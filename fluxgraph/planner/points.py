@@ -1,12 +1,14 @@
-"""Scheduled points of one planner: a B+-tree of parallel-array blocks with augmented nodes.
+"""Scheduled points of one planner: blocks of parallel arrays under an augmented B+-tree.
 
 The layout follows sortedcontainers' ``_lists``/``_maxes``: points live in leaf blocks of
-parallel lists ``at`` (time, ascending), ``sched``, ``rem`` (live remaining), ``key`` and
-``ref``. ``key`` is the remaining amount recorded when the point last entered the reference's
-MT tree; it differs from ``rem`` only after ``update_total`` (the stale-key quirk, §1.6). Leaves
-are chained (``prev``/``next``) under internal nodes that keep, per child, its first time
-(``first``), maximum key (``kmax``), minimum remaining (``kmin``) and, in the child itself, a
-staircase bounding its longest free stretch per threshold (:mod:`._stairs`).
+parallel columns ``at`` (time, ascending), ``rem`` (live remaining) and ``key`` (``array("q")``)
+plus ``sched`` and ``ref`` (lists). ``key`` is the remaining amount recorded when the point last
+entered the reference's MT tree; it differs from ``rem`` only after ``update_total`` (the
+stale-key quirk, §1.6). Locating a time is one bisect over ``lfirst``, the first time of every
+leaf in one flat array, then one inside the leaf. Leaves are chained (``prev``/``next``) under
+internal nodes that keep, per child, its first time (``first``), maximum key (``kmax``), minimum
+remaining (``kmin``) and, in the child itself, a staircase bounding its longest free stretch per
+threshold (:mod:`._stairs`); the searches use them to skip whole subtrees.
 
 The reference's MT tree and tracked points are kept implicitly: after an earliest-time search
 with request ``c`` that stopped at time ``tau``, the tracked points are exactly the points with
