@@ -388,6 +388,15 @@ def cmd_partial_cancel(s: Session, args: list[str]) -> int:
     return 0
 
 
+def _vertices_at(s: Session, path: str) -> list[int] | None:
+    """The vertices registered under ``path``; ``None`` (after the reference's message) if none."""
+    vertices = s.matcher.graph.by_path.get(path)
+    if not vertices:
+        s.out_lines(f"Could not find path {path} in resource graph.")
+        return None
+    return vertices
+
+
 def cmd_set_property(s: Session, args: list[str]) -> int:
     """``set-property <path> <KEY=VALUE>``: set (replace) a property on the path's vertices."""
     if len(args) != 3:
@@ -418,9 +427,8 @@ def cmd_get_property(s: Session, args: list[str]) -> int:
         return _malformed(s)
     path = args[1]
     graph = s.matcher.graph
-    vertices = graph.by_path.get(path)
-    if not vertices:
-        s.out_lines(f"Could not find path {path} in resource graph.")
+    vertices = _vertices_at(s, path)
+    if vertices is None:
         return 0
     for v in vertices:
         props = graph.properties[v]
@@ -437,8 +445,7 @@ def cmd_set_status(s: Session, args: list[str]) -> int:
     if len(args) != 3:
         return _malformed(s)
     path, status = args[1], args[2]
-    if not s.matcher.graph.by_path.get(path):
-        s.out_lines(f"Could not find path {path} in resource graph.")
+    if _vertices_at(s, path) is None:
         return 0
     if status not in ("up", "down"):
         s.stderr_lines("ERROR: unrecognized status")
@@ -452,9 +459,8 @@ def cmd_get_status(s: Session, args: list[str]) -> int:
         return _malformed(s)
     path = args[1]
     graph = s.matcher.graph
-    vertices = graph.by_path.get(path)
-    if not vertices:
-        s.out_lines(f"Could not find path {path} in resource graph.")
+    vertices = _vertices_at(s, path)
+    if vertices is None:
         return 0
     s.out_lines(
         *(f"{path} is {'up' if graph.status[v] == STATUS_UP else 'down'}" for v in vertices)
