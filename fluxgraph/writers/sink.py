@@ -10,7 +10,7 @@ graph itself. ``level`` is 1 for the dominant root, 2 for its children, and so o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
@@ -18,8 +18,15 @@ if TYPE_CHECKING:
 __all__ = ["MatchWriter", "SelectedVertex", "SelectionCollector"]
 
 
-class MatchWriter(Protocol):
-    """What the traverser calls while it emits a selection."""
+class MatchWriter:
+    """What the traverser calls while it emits a selection.
+
+    Subclasses implement :meth:`emit_vtx`; edges, times and attributes are ignored unless a
+    format overrides :meth:`emit_edg`, :meth:`emit_tm` or :meth:`emit_attrs` (as the
+    reference's writer base does).
+    """
+
+    __slots__ = ()
 
     def emit_vtx(
         self,
@@ -32,15 +39,16 @@ class MatchWriter(Protocol):
         agfilter: list[tuple[str, int, int]] | None = None,
     ) -> None:
         """Record selected vertex ``v`` taking ``needs`` units."""
+        raise NotImplementedError
 
     def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
-        """Record selected edge ``e``."""
+        """Record selected edge ``e`` (ignored by default)."""
 
     def emit_tm(self, start: int, end: int) -> None:
-        """Record the selection's time window."""
+        """Record the selection's time window (ignored by default)."""
 
     def emit_attrs(self, key: str, value: str) -> None:
-        """Record a job attribute (e.g. ``queue``)."""
+        """Record a job attribute such as ``queue`` (ignored by default)."""
 
 
 @dataclass(frozen=True, slots=True)

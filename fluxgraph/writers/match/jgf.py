@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from fluxgraph.errors import MatchError
 from fluxgraph.writers._json import dumps
 from fluxgraph.writers.jgf import edge_element, node_element
+from fluxgraph.writers.sink import MatchWriter
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
@@ -47,7 +48,7 @@ def vertex_element(
     return element
 
 
-class JgfWriter:
+class JgfWriter(MatchWriter):
     """``jgf``: ``{"graph": {"nodes": [...], "edges": [...]}}`` in emission order.
 
     ``emit()`` writes nothing when both lists are empty, fails with ``ENOENT`` (keeping the
@@ -93,12 +94,6 @@ class JgfWriter:
     def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
         """Append the edge object of ``e``; non-containment edges carry their subsystem."""
         self._edges.append(edge_element(graph, e))
-
-    def emit_tm(self, start: int, end: int) -> None:
-        """Times are not part of JGF."""
-
-    def emit_attrs(self, key: str, value: str) -> None:
-        """Attributes are not part of JGF."""
 
     @property
     def empty(self) -> bool:

@@ -9,6 +9,7 @@ from fluxgraph.errors import MatchError
 from fluxgraph.hostlist import encode as encode_hostlist
 from fluxgraph.idset import encode as encode_idset
 from fluxgraph.writers._json import dumps
+from fluxgraph.writers.sink import MatchWriter
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
@@ -29,7 +30,7 @@ def _idset_text(ids: list[int]) -> str:
         return ",".join(map(str, ids))
 
 
-class RliteWriter:
+class RliteWriter(MatchWriter):
     """``rlite``: one ``{"rank", "children"}`` entry per distinct node shape.
 
     Core and gpu ids are collected until a node (or storage_node) vertex arrives; the node then
@@ -89,15 +90,6 @@ class RliteWriter:
         self._groups.setdefault(key, []).append((rank, graph.names[v]))
         for k, val in graph.properties[v].items():
             self._props.setdefault(k if val == "" else f"{k}={val}", []).append(rank)
-
-    def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
-        """Edges are ignored."""
-
-    def emit_tm(self, start: int, end: int) -> None:
-        """Times are ignored (the rv1 writers keep them)."""
-
-    def emit_attrs(self, key: str, value: str) -> None:
-        """Attributes are ignored (the rv1 writers keep them)."""
 
     @property
     def empty(self) -> bool:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from fluxgraph.writers._json import dumps
 from fluxgraph.writers.match.jgf import JgfShorthandWriter, JgfWriter
 from fluxgraph.writers.match.rlite import RliteWriter
+from fluxgraph.writers.sink import MatchWriter
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["Rv1NoschedWriter", "Rv1ShorthandWriter", "Rv1Writer"]
 
 
-class Rv1NoschedWriter:
+class Rv1NoschedWriter(MatchWriter):
     """``rv1_nosched``: ``{"version": 1, "execution": {...}}`` from an internal rlite writer.
 
     ``starttime``/``expiration`` come from the last :meth:`emit_tm` (initially 0, 0; never
@@ -55,15 +56,9 @@ class Rv1NoschedWriter:
         """Feed ``v`` to the rlite part."""
         self._rlite.emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)
 
-    def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
-        """Edges are ignored."""
-
     def emit_tm(self, start: int, end: int) -> None:
         """Record the ``starttime``/``expiration`` of the next document."""
         self._start, self._end = start, end
-
-    def emit_attrs(self, key: str, value: str) -> None:
-        """Attributes are ignored."""
 
     def _execution(self) -> dict[str, Any]:
         rlite, nodelist, props = self._rlite.build()

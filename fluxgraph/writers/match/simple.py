@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fluxgraph.writers.sink import MatchWriter
+
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
 
@@ -21,7 +23,7 @@ def level_prefix(level: int) -> str:
     return "      " + "---" * level
 
 
-class SimpleWriter:
+class SimpleWriter(MatchWriter):
     """``simple``: ``<prefix><name>[<needs>:x|s]`` lines in emission (post-)order.
 
     Examples
@@ -56,15 +58,6 @@ class SimpleWriter:
         """Append one line for vertex ``v``."""
         mark = self._exclusive[bool(exclusive)]
         self._lines.append(f"{level_prefix(level)}{graph.names[v]}[{needs}:{mark}]\n")
-
-    def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
-        """Edges are not shown."""
-
-    def emit_tm(self, start: int, end: int) -> None:
-        """Times are not shown."""
-
-    def emit_attrs(self, key: str, value: str) -> None:
-        """Attributes are not shown."""
 
     def _text(self) -> str:
         return "".join(self._lines)
