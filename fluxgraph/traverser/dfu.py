@@ -351,19 +351,26 @@ class Selector:
                 continue
             if rtype != "slot" and self.by_excl(meta, u, x_in, r) < 0:
                 return -1
-            if r.user_data:
-                subplans = g.schedule.subplans[u]
-                sp = subplans.get(s) if subplans else None
-                if sp is not None:
-                    ud = r.user_data
-                    req = [ud.get(t, 0) for t in sp.resource_types]
-                    try:
-                        ok = sp.avail_during(meta.at, meta.duration, req)
-                    except PlannerError:  # a request over the total: busy, as the reference
-                        ok = False
-                    if not ok:
-                        self.errno = EBUSY
-                        return -1
+            if self.by_subplan(meta, s, u, r) < 0:
+                return -1
+        return 0
+
+    def by_subplan(self, meta: JobMeta, s: str, u: int, r: Request) -> int:
+        """Whether ``u``'s ``s`` aggregate can supply one instance of ``r`` (-1: EBUSY)."""
+        ud = r.user_data
+        if not ud:
+            return 0
+        subplans = self.graph.schedule.subplans[u]
+        sp = subplans.get(s) if subplans else None
+        if sp is None:
+            return 0
+        try:
+            ok = sp.avail_during(meta.at, meta.duration, [ud.get(t, 0) for t in sp.resource_types])
+        except PlannerError:  # a request over the total: busy, as the reference
+            ok = False
+        if not ok:
+            self.errno = EBUSY
+            return -1
         return 0
 
     def by_excl(self, meta: JobMeta, u: int, x_in: bool, r: Request) -> int:

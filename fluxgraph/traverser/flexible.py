@@ -17,9 +17,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from errno import EBUSY, EOVERFLOW
+from errno import EOVERFLOW
 
-from fluxgraph.errors import PlannerError
 from fluxgraph.jobspec.counts import UINT_MAX
 from fluxgraph.policies.scoring import ScoringObject
 from fluxgraph.traverser.core import Traverser
@@ -322,29 +321,12 @@ class FlexibleTraverser(Traverser):
         for r in requests:
             rtype = r.type
             if rtype == "slot":
-                rc = self._by_subplan(meta, s, u, r)
+                rc = self.by_subplan(meta, s, u, r)
             elif rtype == utype:
-                if self.by_excl(meta, u, x_in, r) < 0 or self._by_subplan(meta, s, u, r) < 0:
+                if self.by_excl(meta, u, x_in, r) < 0 or self.by_subplan(meta, s, u, r) < 0:
                     return -1
                 rc = 0
         return rc
-
-    def _by_subplan(self, meta: JobMeta, s: str, u: int, r: Request) -> int:
-        ud = r.user_data
-        if not ud:
-            return 0
-        subplans = self.graph.schedule.subplans[u]
-        sp = subplans.get(s) if subplans else None
-        if sp is None:
-            return 0
-        try:
-            ok = sp.avail_during(meta.at, meta.duration, [ud.get(t, 0) for t in sp.resource_types])
-        except PlannerError:  # a request over the total: busy, as the reference
-            ok = False
-        if not ok:
-            self.errno = EBUSY
-            return -1
-        return 0
 
     def dom_slot(
         self, meta: JobMeta, u: int, shape, nslots: int, pristine: bool, dfu: ScoringObject

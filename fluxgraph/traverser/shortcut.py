@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fluxgraph.errors import PlannerError
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.scoring import ScoringObject
 
@@ -40,11 +39,12 @@ class Region:
     above it (node-centric scores then differ by candidate).
     """
 
-    __slots__ = ("candidates", "key", "members", "node_ancestor", "parent", "tree")
+    __slots__ = ("candidates", "key", "members", "node_ancestor", "orders", "parent", "tree")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
         self.tree = True
+        self.orders: dict[bool, list[int]] = {}
         self.members: set[int] = set()
         self.parent: dict[int, int] = {}
         self.candidates: list[int] = []
@@ -118,7 +118,11 @@ def plan_shortcut(
         return None
     ids = g.ids
     sign = -1 if policy.prefer_high else 1
-    order = sorted(region.candidates, key=lambda v: sign * ids[v])
+    order = region.orders.get(policy.prefer_high)
+    if order is None:  # ids never change while the region is valid: sort once per direction
+        order = region.orders[policy.prefer_high] = sorted(
+            region.candidates, key=lambda v: sign * ids[v]
+        )
     k = r.count_min
     parent = region.parent
     passed: dict[int, bool] = {root: True}
@@ -165,18 +169,13 @@ def _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom) -> bool:
         path.append(a)
         a = parent[a]
     ok = passed[a]
-    g = sel.graph
-    types, subplans = g.types, g.schedule.subplans
-    need = requests[0].user_data
+    types = sel.graph.types
+    r = requests[0]
     for b in reversed(path):
-        ok = ok and sel.prune(meta, excl, dom, b, types[b], requests) == 0
-        if ok and need and subplans[b]:
-            agg = subplans[b].get(dom)
-            if agg is not None:
-                counts = [need.get(t, 0) for t in agg.resource_types]
-                try:
-                    ok = agg.avail_during(meta.at, meta.duration, counts)
-                except PlannerError:
-                    ok = False
+        ok = (
+            ok
+            and sel.prune(meta, excl, dom, b, types[b], requests) == 0
+            and sel.by_subplan(meta, dom, b, r) == 0
+        )
         passed[b] = ok
     return ok
