@@ -14,6 +14,8 @@ __all__ = [
     "PlannerError",
     "QueryError",
     "ReaderError",
+    "SimulationError",
+    "WorkloadError",
 ]
 
 
@@ -68,3 +70,22 @@ class MatchError(FluxgraphError):
 
 class QueryError(FluxgraphError):
     """Bad command or option given to the resource-query front end."""
+
+
+class WorkloadError(FluxgraphError):
+    """Malformed job trace or bad generator parameters.
+
+    ``source`` names the file (or generator), ``line`` the 1-based line (0 = not line-bound) and
+    ``field`` the offending field or column (``""`` when the whole line is bad).
+    """
+
+    def __init__(self, message: str, source: str = "", line: int = 0, field: str = "") -> None:
+        where = source + (f":{line}" if line else "") + (f": field {field}" if field else "")
+        super().__init__(f"{where}: {message}" if where else message)
+        self.source = source
+        self.line = line
+        self.field = field
+
+
+class SimulationError(FluxgraphError):
+    """Bad simulator input: unknown queue policy, priority or job shape, or a bad machine spec."""
