@@ -1,0 +1,212 @@
+"""Common machines without hand-written GRUG: ``nodes=N[,cores=C][,gpus=G][,memory=GB][,racks=R]``.
+
+A spec becomes a GRUG recipe (so every machine is also a recipe file users can edit), and the
+recipe becomes a :class:`~fluxgraph.graph.ResourceGraph` through the GRUG reader. Any GRUG or
+JGF file is a machine too (:func:`load_machine`).
+
+Layout: ``cluster[1] -> rack[R] -> node[N/R] -> {core[C], gpu[G], memory[1] of size GB}``
+(without racks the nodes sit under the cluster). Nodes, cores and gpus are numbered from 0
+across the whole machine, so ``node7`` is rank 7 in every output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.graph import ResourceGraph
+from fluxgraph.readers import load as load_graph
+from fluxgraph.readers import reader
+
+__all__ = ["MachineSpec", "build_machine", "load_machine", "parse_machine_spec", "recipe"]
+
+
+@dataclass(frozen=True, slots=True)
+class MachineSpec:
+    """The shape of a homogeneous machine (see the module docstring).
+
+    >>> parse_machine_spec("nodes=4,cores=2,racks=2")
+    MachineSpec(nodes=4, cores=2, gpus=0, memory=0, racks=2)
+    """
+
+    nodes: int
+    cores: int = 1
+    gpus: int = 0
+    memory: int = 0
+    racks: int = 0
+
+    @property
+    def name(self) -> str:
+        """A short text form that parses back to this spec."""
+        parts = [f"nodes={self.nodes}", f"cores={self.cores}"]
+        parts += [f"{k}={getattr(self, k)}" for k in ("gpus", "memory", "racks") if getattr(self, k)]
+        return ",".join(parts)
+
+
+_LIMITS = {"nodes": (1, 10_000_000), "cores": (1, 4096), "gpus": (0, 1024),
+           "memory": (0, 1 << 40), "racks": (0, 1_000_000)}
+
+
+def parse_machine_spec(text: str) -> MachineSpec:
+    """Parse ``nodes=N[,cores=C][,gpus=G][,memory=GB][,racks=R]``.
+
+    Raises
+    ------
+    SimulationError
+        Naming the bad key or value; ``racks`` must divide ``nodes``.
+    """
+    values: dict[str, int] = {}
+    for piece in text.split(","):
+        key, sep, value = piece.partition("=")
+        key = key.strip()
+        if not sep or key not in _LIMITS:
+            raise SimulationError(
+                f"machine spec {text!r}: bad item {piece!r} (expected key=value with key in "
+                f"{', '.join(_LIMITS)})"
+            )
+        if key in values:
+            raise SimulationError(f"machine spec {text!r}: {key} given twice")
+        try:
+            number = int(value)
+        except ValueError:
+            raise SimulationError(f"machine spec {text!r}: {key}={value!r} is not an integer") from None
+        lo, hi = _LIMITS[key]
+        if not lo <= number <= hi:
+            raise SimulationError(f"machine spec {text!r}: {key} must be in [{lo}, {hi}], got {number}")
+        values[key] = number
+    if "nodes" not in values:
+        raise SimulationError(f"machine spec {text!r}: nodes=N is required")
+    spec = MachineSpec(**values)
+    if spec.racks and spec.nodes % spec.racks:
+        raise SimulationError(f"machine spec {text!r}: racks={spec.racks} must divide nodes={spec.nodes}")
+    return spec
+
+
+def _vertex(name: str, basename: str, size: int = 1, unit: str = "", root: bool = False) -> str:
+    data = [f'<data key="type">{name}</data>', f'<data key="basename">{basename}</data>']
+    if root:
+        data.insert(0, '<data key="root">1</data>')
+    if size != 1:
+        data.append(f'<data key="size">{size}</data>')
+    if unit:
+        data.append(f'<data key="unit">{unit}</data>')
+    return f'    <node id="{name}">' + "".join(data) + "</node>"
+
+
+def _edge(src: str, dst: str, scale: int, depth: int) -> str:
+    # id_scope = depth numbers the targets across the whole machine, not per parent.
+    return (f'    <edge source="{src}" target="{dst}"><data key="multi_scale">{scale}</data>'
+            f'<data key="id_scope">{depth}</data></edge>')
+
+
+def recipe(spec: MachineSpec) -> str:
+    """The GRUG recipe text of ``spec``.
+
+    >>> "multi_scale\\">4<" in recipe(MachineSpec(nodes=4))
+    True
+    """
+    vertices = [_vertex("cluster", "cluster", root=True)]
+    edges = []
+    parent = "cluster"
+    per_parent = spec.nodes
+    if spec.racks:
+        vertices.append(_vertex("rack", "rack"))
+        edges.append(_edge("cluster", "rack", spec.racks, 1))
+        parent, per_parent = "rack", spec.nodes // spec.racks
+    depth = 3 if spec.racks else 2
+    vertices.append(_vertex("node", "node"))
+    edges.append(_edge(parent, "node", per_parent, depth - 1))
+    vertices.append(_vertex("core", "core"))
+    edges.append(_edge("node", "core", spec.cores, depth))
+    if spec.gpus:
+        vertices.append(_vertex("gpu", "gpu"))
+        edges.append(_edge("node", "gpu", spec.gpus, depth))
+    if spec.memory:
+        vertices.append(_vertex("memory", "memory", size=spec.memory, unit="GB"))
+        edges.append(_edge("node", "memory", 1, depth))
+    keys = [
+        '<key id="root" for="node" attr.name="root" attr.type="int"><default>0</default></key>',
+        '<key id="type" for="node" attr.name="type" attr.type="string"/>',
+        '<key id="basename" for="node" attr.name="basename" attr.type="string"/>',
+        '<key id="size" for="node" attr.name="size" attr.type="long"><default>1</default></key>',
+        '<key id="unit" for="node" attr.name="unit" attr.type="string"/>',
+        '<key id="subsystem" for="node" attr.name="subsystem" attr.type="string">'
+        "<default>containment</default></key>",
+        '<key id="e_subsystem" for="edge" attr.name="e_subsystem" attr.type="string">'
+        "<default>containment</default></key>",
+        '<key id="relation" for="edge" attr.name="relation" attr.type="string">'
+        "<default>contains</default></key>",
+        '<key id="rrelation" for="edge" attr.name="rrelation" attr.type="string">'
+        "<default>in</default></key>",
+        '<key id="gen_method" for="edge" attr.name="gen_method" attr.type="string">'
+        "<default>MULTIPLY</default></key>",
+        '<key id="multi_scale" for="edge" attr.name="multi_scale" attr.type="int">'
+        "<default>1</default></key>",
+        '<key id="id_scope" for="edge" attr.name="id_scope" attr.type="int">'
+        "<default>0</default></key>",
+        '<key id="id_start" for="edge" attr.name="id_start" attr.type="int">'
+        "<default>0</default></key>",
+        '<key id="id_stride" for="edge" attr.name="id_stride" attr.type="int">'
+        "<default>1</default></key>",
+        '<key id="as_tgt_subsystem" for="edge" attr.name="as_tgt_subsystem" attr.type="string">'
+        "<default>containment</default></key>",
+        '<key id="as_tgt_uplvl" for="edge" attr.name="as_tgt_uplvl" attr.type="int">'
+        "<default>1</default></key>",
+        '<key id="as_src_uplvl" for="edge" attr.name="as_src_uplvl" attr.type="int">'
+        "<default>1</default></key>",
+    ]
+    return "\n".join(
+        [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            f"<!-- fluxgraph machine: {spec.name} -->",
+            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
+            *("  " + k for k in keys),
+            '  <graph id="machine" edgedefault="directed">',
+            *vertices,
+            *edges,
+            "  </graph>",
+            "</graphml>",
+            "",
+        ]
+    )
+
+
+def build_machine(spec: MachineSpec | str) -> ResourceGraph:
+    """The resource graph of ``spec`` (a :class:`MachineSpec` or its text form).
+
+    >>> g = build_machine("nodes=2,cores=4,memory=16")
+    >>> sorted(g.by_type)[:3], len(g.by_type["node"]), len(g.by_type["core"])
+    (['cluster', 'core', 'memory'], 2, 8)
+    """
+    if isinstance(spec, str):
+        spec = parse_machine_spec(spec)
+    graph = ResourceGraph()
+    reader("grug")(graph, recipe(spec), source=f"<machine {spec.name}>")
+    return graph
+
+
+_FORMATS = {".graphml": "grug", ".xml": "grug", ".json": "jgf"}
+
+
+def load_machine(machine: str | Path) -> ResourceGraph:
+    """A machine from a GRUG/JGF file (by extension) or a spec such as ``nodes=100``.
+
+    Raises
+    ------
+    SimulationError
+        For a spec that does not parse or a file with an unknown extension.
+    fluxgraph.errors.ReaderError
+        For a file that cannot be read or parsed.
+    """
+    text = str(machine)
+    if "=" in text and not Path(text).exists():
+        return build_machine(text)
+    path = Path(text)
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise SimulationError(
+            f"machine {text!r}: not a spec (nodes=N,...) and not a .graphml/.xml (GRUG) or "
+            f".json (JGF) file"
+        )
+    return load_graph(path, fmt)
