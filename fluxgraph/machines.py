@@ -40,12 +40,19 @@ class MachineSpec:
     def name(self) -> str:
         """A short text form that parses back to this spec."""
         parts = [f"nodes={self.nodes}", f"cores={self.cores}"]
-        parts += [f"{k}={getattr(self, k)}" for k in ("gpus", "memory", "racks") if getattr(self, k)]
+        parts += [
+            f"{k}={getattr(self, k)}" for k in ("gpus", "memory", "racks") if getattr(self, k)
+        ]
         return ",".join(parts)
 
 
-_LIMITS = {"nodes": (1, 10_000_000), "cores": (1, 4096), "gpus": (0, 1024),
-           "memory": (0, 1 << 40), "racks": (0, 1_000_000)}
+_LIMITS = {
+    "nodes": (1, 10_000_000),
+    "cores": (1, 4096),
+    "gpus": (0, 1024),
+    "memory": (0, 1 << 40),
+    "racks": (0, 1_000_000),
+}
 
 
 def parse_machine_spec(text: str) -> MachineSpec:
@@ -70,16 +77,22 @@ def parse_machine_spec(text: str) -> MachineSpec:
         try:
             number = int(value)
         except ValueError:
-            raise SimulationError(f"machine spec {text!r}: {key}={value!r} is not an integer") from None
+            raise SimulationError(
+                f"machine spec {text!r}: {key}={value!r} is not an integer"
+            ) from None
         lo, hi = _LIMITS[key]
         if not lo <= number <= hi:
-            raise SimulationError(f"machine spec {text!r}: {key} must be in [{lo}, {hi}], got {number}")
+            raise SimulationError(
+                f"machine spec {text!r}: {key} must be in [{lo}, {hi}], got {number}"
+            )
         values[key] = number
     if "nodes" not in values:
         raise SimulationError(f"machine spec {text!r}: nodes=N is required")
     spec = MachineSpec(**values)
     if spec.racks and spec.nodes % spec.racks:
-        raise SimulationError(f"machine spec {text!r}: racks={spec.racks} must divide nodes={spec.nodes}")
+        raise SimulationError(
+            f"machine spec {text!r}: racks={spec.racks} must divide nodes={spec.nodes}"
+        )
     return spec
 
 
@@ -96,8 +109,10 @@ def _vertex(name: str, basename: str, size: int = 1, unit: str = "", root: bool 
 
 def _edge(src: str, dst: str, scale: int, depth: int) -> str:
     # id_scope = depth numbers the targets across the whole machine, not per parent.
-    return (f'    <edge source="{src}" target="{dst}"><data key="multi_scale">{scale}</data>'
-            f'<data key="id_scope">{depth}</data></edge>')
+    return (
+        f'    <edge source="{src}" target="{dst}"><data key="multi_scale">{scale}</data>'
+        f'<data key="id_scope">{depth}</data></edge>'
+    )
 
 
 def recipe(spec: MachineSpec) -> str:

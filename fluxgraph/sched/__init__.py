@@ -1,11 +1,11 @@
 """The scheduler simulator: a job trace replayed on a machine graph through the matcher.
 
-    from fluxgraph.machines import build_machine
-    from fluxgraph.sched import simulate, summarize
-    from fluxgraph.workload import load_workload
+from fluxgraph.machines import build_machine
+from fluxgraph.sched import simulate, summarize
+from fluxgraph.workload import load_workload
 
-    result = simulate(build_machine("nodes=100"), load_workload("trace.swf"), queue="easy")
-    print(summarize(result)["mean_wait"])
+result = simulate(build_machine("nodes=100"), load_workload("trace.swf"), queue="easy")
+print(summarize(result)["mean_wait"])
 """
 
 from __future__ import annotations

@@ -36,7 +36,9 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def utilisation(records: Sequence[JobRecord], units: int, per_job: str, window: tuple[int, int]) -> float:
+def utilisation(
+    records: Sequence[JobRecord], units: int, per_job: str, window: tuple[int, int]
+) -> float:
     """Time-weighted share of ``units`` busy over ``window`` (``per_job``: ``nodes``/``cores``).
 
     >>> from fluxgraph.workload import Job

@@ -58,16 +58,43 @@ def job_row(record: JobRecord, workload: str, requested_nodes: int = 0) -> list[
     job = record.job
     if not record.completed:
         state = "REJECTED" if record.rejected else "NOT_SUBMITTED"
-        cells: list[Any] = [job.id, workload, job.submit, requested_nodes, job.walltime, 0, state,
-                            -1, -1, -1, -1, -1, -1, "", -1, record.reason]
+        cells: list[Any] = [
+            job.id,
+            workload,
+            job.submit,
+            requested_nodes,
+            job.walltime,
+            0,
+            state,
+            -1,
+            -1,
+            -1,
+            -1,
+            -1,
+            -1,
+            "",
+            -1,
+            record.reason,
+        ]
     else:
         killed = record.killed
         cells = [
-            job.id, workload, job.submit, len(record.nodes), job.walltime, 0 if killed else 1,
+            job.id,
+            workload,
+            job.submit,
+            len(record.nodes),
+            job.walltime,
+            0 if killed else 1,
             "COMPLETED_WALLTIME_REACHED" if killed else "COMPLETED_SUCCESSFULLY",
-            record.start, record.execution, record.end, record.wait, record.turnaround,
+            record.start,
+            record.execution,
+            record.end,
+            record.wait,
+            record.turnaround,
             record.turnaround / record.execution if record.execution else 1.0,
-            node_intervals(record.nodes), -1, "",
+            node_intervals(record.nodes),
+            -1,
+            "",
         ]
     return [_number(c) if not isinstance(c, str) else c for c in cells]
 

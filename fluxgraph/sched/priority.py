@@ -55,7 +55,7 @@ def wfp3(job: Job, now: int) -> float:
     >>> wfp3(Job(1, 0, 5, walltime=50, procs=10), now=100)
     -80.0
     """
-    return -((now - job.submit) / job.walltime) ** 3 * job.procs
+    return -(((now - job.submit) / job.walltime) ** 3) * job.procs
 
 
 def unicep(job: Job, now: int) -> float:

@@ -88,6 +88,4 @@ def make_queue_policy(
         return QueuePolicy("hybrid", reservation_depth, False, queue_depth)
     if key == "conservative":
         return QueuePolicy("conservative", UNLIMITED, False, queue_depth)
-    raise SimulationError(
-        f"unknown queue policy {name!r} (valid: {', '.join(QUEUE_POLICIES)})"
-    )
+    raise SimulationError(f"unknown queue policy {name!r} (valid: {', '.join(QUEUE_POLICIES)})")

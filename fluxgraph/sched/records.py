@@ -44,8 +44,10 @@ class JobRecord:
     @property
     def killed(self) -> bool:
         """Whether the job ran into its walltime."""
-        return self.completed and self.end - self.start >= self.job.walltime and (
-            self.job.runtime >= self.job.walltime
+        return (
+            self.completed
+            and self.end - self.start >= self.job.walltime
+            and (self.job.runtime >= self.job.walltime)
         )
 
     @property

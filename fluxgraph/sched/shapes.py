@@ -82,9 +82,7 @@ class JobShape:
 
     def __post_init__(self) -> None:
         if self.kind not in SHAPES:
-            raise SimulationError(
-                f"unknown job shape {self.kind!r} (valid: {', '.join(SHAPES)})"
-            )
+            raise SimulationError(f"unknown job shape {self.kind!r} (valid: {', '.join(SHAPES)})")
         if self.cores_per_node < 1:
             raise SimulationError(f"cores_per_node must be >= 1, got {self.cores_per_node}")
 
@@ -152,4 +150,3 @@ SHAPES: Mapping[str, str] = MappingProxyType(
 def make_shape(kind: str, cores_per_node: int, pools: tuple[str, ...] = ()) -> JobShape:
     """A :class:`JobShape` (raises :class:`SimulationError` naming the valid shapes)."""
     return JobShape(kind, cores_per_node, pools)
-

@@ -36,18 +36,14 @@ def workloads(draw):
 def _simulated(n_nodes, cores, jobs, policy, **kw):
     graph = build_machine(f"nodes={n_nodes},cores={cores}")
     result = Simulator(graph, jobs, queue=policy, policy="low", **kw).run()
-    return {
-        r.job.id: None if r.rejected else (r.start, r.end, r.nodes) for r in result.jobs
-    }
+    return {r.job.id: None if r.rejected else (r.start, r.end, r.nodes) for r in result.jobs}
 
 
 @settings(max_examples=150, deadline=None)
 @given(workloads(), st.sampled_from(POLICIES))
 def test_simulator_matches_the_oracle(case, policy):
     n_nodes, cores, jobs = case
-    assert _simulated(n_nodes, cores, jobs, policy) == oracle_schedule(
-        jobs, n_nodes, cores, policy
-    )
+    assert _simulated(n_nodes, cores, jobs, policy) == oracle_schedule(jobs, n_nodes, cores, policy)
 
 
 @settings(max_examples=60, deadline=None)
@@ -56,6 +52,4 @@ def test_reservation_and_queue_depth_match_the_oracle(case, policy, depth):
     n_nodes, cores, jobs = case
     queue = make_queue_policy(policy, reservation_depth=depth, queue_depth=depth + 1)
     got = _simulated(n_nodes, cores, jobs, queue)
-    assert got == oracle_schedule(
-        jobs, n_nodes, cores, policy, depth=depth, queue_depth=depth + 1
-    )
+    assert got == oracle_schedule(jobs, n_nodes, cores, policy, depth=depth, queue_depth=depth + 1)
