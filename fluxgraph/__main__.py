@@ -1,4 +1,8 @@
-"""``python3 -m fluxgraph``: the Fluxion paper's planner example (Fig. 3/4), worked by Planner.
+"""``fluxgraph`` / ``python3 -m fluxgraph``: one command with subcommands.
+
+``fluxgraph simulate``  replay a job trace on a machine (:mod:`fluxgraph.sched.cli`);
+``fluxgraph query``     the ``resource-query``-compatible matcher (same as ``fluxgraph-query``);
+``fluxgraph demo``      the Fluxion paper's planner example (Fig. 3/4), worked by Planner.
 
 The paper (Patki et al., SC-W 2023, §4.1) plans a pool of 8 units and adds three jobs written
 ``<amount, duration, start>``: ``<8,1,0>``, ``<3,3,1>`` and ``<7,1,6>``. It then asks whether 5
@@ -10,6 +14,8 @@ follow from its figure, where the second job's end point sits at t5; the demo pr
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Sequence
 
 from fluxgraph.planner import Planner
@@ -42,15 +48,37 @@ def _example(jobs: Sequence[tuple[int, int, int]], title: str) -> list[str]:
     return lines
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the worked example; returns the process exit status."""
-    del argv  # no options yet
+def demo() -> int:
+    """Print the planner's worked example; returns the process exit status."""
     literal = [(8, 1, 0), (3, 3, 1), (7, 1, 6)]
     drawn = [(8, 1, 0), (3, 4, 1), (7, 1, 6)]
     out = _example(literal, f"Fluxion Fig. 3/4, a pool of {_TOTAL} units, tuples as printed:")
     out += _example(drawn, "As drawn in Fig. 4 (second job ending at t5), the paper's t5/t7:")
     print("\n".join(out))
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``fluxgraph`` with ``argv`` (without the program name); the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["query"]:
+        from fluxgraph.query.cli import main as query_main
+
+        return query_main(argv[1:], prog="fluxgraph query")
+    from fluxgraph.sched import cli as simulate_cli
+
+    parser = argparse.ArgumentParser(prog="fluxgraph", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    simulate_cli.add_parser(sub)
+    sub.add_parser("query", help="the resource-query-compatible matcher (fluxgraph-query)")
+    sub.add_parser("demo", help="the Fluxion paper's planner example (Fig. 3/4)")
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        return simulate_cli.run(args)
+    if args.command == "demo":
+        return demo()
+    parser.print_help()
+    return 2
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from fluxgraph.__main__ import main
 
 
 def test_main_prints_worked_example(capsys):
-    assert main([]) == 0
+    assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "scheduled points (time:free): t0:0 t1:5 t4:8 t6:1 t7:8" in out
     assert "5 units for 2 ticks at t1? yes" in out

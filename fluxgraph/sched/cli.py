@@ -1,0 +1,262 @@
+"""``fluxgraph simulate``: replay a trace on a machine under a queue policy and write outputs.
+
+Example (the bundled sample trace on a 100-node machine)::
+
+    fluxgraph simulate --machine nodes=100 --trace kth-sample.swf --queue easy --out out/
+
+Writes ``out/jobs.csv`` (Batsim layout) and ``out/summary.json``, and with ``--plot`` the PNG
+figures of :mod:`fluxgraph.sched.plot`. Bad values stop the command before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import sys
+import time
+from pathlib import Path
+
+from fluxgraph.errors import FluxgraphError, SimulationError
+from fluxgraph.machines import load_machine
+from fluxgraph.sched.metrics import summarize
+from fluxgraph.sched.output import write_outputs
+from fluxgraph.sched.priority import PRIORITIES
+from fluxgraph.sched.queueing import QUEUE_POLICIES, make_queue_policy
+from fluxgraph.sched.shapes import SHAPES
+from fluxgraph.sched.simulator import Simulator
+from fluxgraph.workload import Workload, bundled_trace, load_workload
+
+__all__ = ["add_parser", "run"]
+
+#: Metrics printed in the closing summary table, with their labels.
+_TABLE = (
+    ("jobs", "jobs"),
+    ("completed", "completed"),
+    ("rejected", "rejected"),
+    ("makespan", "makespan (s)"),
+    ("mean_wait", "mean wait (s)"),
+    ("median_wait", "median wait (s)"),
+    ("p95_wait", "p95 wait (s)"),
+    ("mean_bsld", "mean bounded slowdown"),
+    ("p95_bsld", "p95 bounded slowdown"),
+    ("node_utilisation", "node utilisation"),
+    ("core_utilisation", "core utilisation"),
+    ("throughput_per_hour", "throughput (jobs/h)"),
+)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be in [0, 0.5), got {value}")
+    return value
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``simulate`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "simulate",
+        help="replay a job trace on a machine graph",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument(
+        "--machine",
+        default="nodes=100",
+        help="GRUG (.graphml) or JGF (.json) file, or a spec "
+        "nodes=N[,cores=C][,gpus=G][,memory=GB][,racks=R] (default: nodes=100)",
+    )
+    p.add_argument(
+        "--trace",
+        default="kth-sample.swf",
+        help="SWF/CSV/Batsim JSON file, a bundled sample name, or a generator "
+        "lublin:N / poisson:N (default: the bundled kth-sample.swf)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("swf", "csv", "batsim"),
+        help="trace format (default: from the extension)",
+    )
+    p.add_argument("--limit", type=_positive, help="replay only the first N jobs")
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip and count malformed trace lines instead of stopping",
+    )
+    p.add_argument(
+        "--queue",
+        default="easy",
+        choices=tuple(QUEUE_POLICIES),
+        help="queue policy (default: easy)",
+    )
+    p.add_argument(
+        "--reservation-depth",
+        type=_positive,
+        default=64,
+        help="reservations per pass for --queue hybrid (default: 64)",
+    )
+    p.add_argument(
+        "--queue-depth", type=_positive, help="most queued jobs one pass considers (default: all)"
+    )
+    p.add_argument(
+        "--priority", default="fcfs", choices=tuple(PRIORITIES), help="queue order (default: fcfs)"
+    )
+    p.add_argument(
+        "--policy",
+        default="first",
+        help="match policy: first, low, high, lonode, hinode, ... (default: first)",
+    )
+    p.add_argument(
+        "--shape",
+        default="node",
+        choices=tuple(SHAPES),
+        help="how a job becomes a request (default: node)",
+    )
+    p.add_argument(
+        "--prune", default="ALL:node,ALL:core", help="pruning filters (default: ALL:node,ALL:core)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of a generated trace (default: 0)")
+    p.add_argument(
+        "--exclude",
+        type=_fraction,
+        default=0.0,
+        help="drop this fraction of jobs at each end from the per-job statistics",
+    )
+    p.add_argument("--out", required=True, help="output directory (created)")
+    p.add_argument(
+        "--plot",
+        action="store_true",
+        help="also write gantt.png, utilisation.png and queue.png (needs matplotlib)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    return p
+
+
+def _workload(args) -> Workload:
+    name, _, count = args.trace.partition(":")
+    if name in ("lublin", "poisson") and count:
+        from fluxgraph.workload import generators
+
+        try:
+            n = int(count)
+        except ValueError:
+            raise SimulationError(f"--trace {args.trace}: {count!r} is not a job count") from None
+        return getattr(generators, name)(n, seed=args.seed)
+    path = Path(args.trace)
+    if not path.exists() and not path.is_absolute() and path.parent == Path("."):
+        with contextlib.suppress(FluxgraphError, FileNotFoundError, KeyError):
+            path = bundled_trace(args.trace)
+    return load_workload(path, args.format, lenient=args.lenient, limit=args.limit)
+
+
+class _Progress:
+    """A tqdm bar of jobs finished, with the simulated time, when stderr is a terminal."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="job", file=sys.stderr, dynamic_ncols=True)
+        self.done = 0
+
+    def __call__(self, done: int, total: int, now: int) -> None:
+        if self.bar is not None and done != self.done:
+            self.bar.update(done - self.done)
+            self.done = done
+            self.bar.set_postfix_str(f"t={now}s", refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _table(metrics: dict) -> str:
+    rows = []
+    for key, label in _TABLE:
+        value = metrics[key]
+        text = f"{value:,.3f}" if isinstance(value, float) and not math.isnan(value) else str(value)
+        rows.append(f"  {label:<24} {text:>16}")
+    return "\n".join(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``fluxgraph simulate`` with parsed ``args``; returns the exit status."""
+    started = time.perf_counter()
+    try:
+        queue = make_queue_policy(args.queue, args.reservation_depth, args.queue_depth)
+        graph = load_machine(args.machine)
+        workload = _workload(args)
+        if args.limit:
+            workload = workload.head(args.limit)
+        progress = _Progress(len(workload), not args.quiet and sys.stderr.isatty())
+        try:
+            sim = Simulator(
+                graph,
+                workload,
+                queue=queue,
+                priority=args.priority,
+                shape=args.shape,
+                policy=args.policy,
+                prune=args.prune,
+                progress=progress,
+            )
+            result = sim.run()
+        finally:
+            progress.close()
+    except FluxgraphError as err:
+        print(f"fluxgraph simulate: error: {err}", file=sys.stderr)
+        return 2
+    seconds = time.perf_counter() - started
+    metrics = summarize(result, exclude=args.exclude)
+    parameters = {
+        "machine": args.machine,
+        "trace": args.trace,
+        "workload": workload.name,
+        "jobs": len(workload),
+        "dropped": dict(workload.dropped),
+        "skipped_lines": len(workload.skipped_lines),
+        "queue": queue.name,
+        "reservation_depth": queue.reservation_depth,
+        "queue_depth": queue.queue_depth,
+        "priority": args.priority,
+        "policy": args.policy,
+        "shape": args.shape,
+        "prune": args.prune,
+        "seed": args.seed,
+        "exclude": args.exclude,
+    }
+    try:
+        out = write_outputs(result, args.out, metrics, parameters, workload=workload.name)
+        if args.plot:
+            from fluxgraph.sched.plot import plot_result
+
+            plot_result(result, out, title=f"{workload.name}, {queue.name}")
+    except OSError as err:
+        print(f"fluxgraph simulate: error: cannot write {args.out}: {err}", file=sys.stderr)
+        return 1
+    except SimulationError as err:
+        print(f"fluxgraph simulate: error: {err}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(
+            f"{workload.name} on {args.machine}: {queue.name}, priority {args.priority}, "
+            f"{args.shape} shape, policy {args.policy} ({seconds:.2f} s)"
+        )
+        print(_table(metrics))
+        print(f"  outputs in {out}/")
+    return 0
+
