@@ -98,6 +98,34 @@ class Workload(Sequence[Job]):
     def __iter__(self) -> Iterator[Job]:
         return iter(self.jobs)
 
+    @property
+    def max_procs(self) -> int | None:
+        """The trace's machine size in processors (``MaxProcs`` of the header), if it says.
+
+        >>> Workload((), metadata={"MaxProcs": "100"}).max_procs
+        100
+        """
+        return _metadata_int(self.metadata, "MaxProcs")
+
+    @property
+    def max_nodes(self) -> int | None:
+        """The trace's machine size in nodes (``MaxNodes`` of the header), if it says.
+
+        >>> Workload((), metadata={"MaxNodes": "64"}).max_nodes, Workload(()).max_nodes
+        (64, None)
+        """
+        return _metadata_int(self.metadata, "MaxNodes")
+
     def head(self, n: int) -> Workload:
         """The first ``n`` jobs (same metadata)."""
         return Workload(self.jobs[:n], self.name, self.metadata, self.dropped, self.skipped_lines)
+
+
+def _metadata_int(metadata: Mapping[str, str], key: str) -> int | None:
+    """``metadata[key]`` as a positive integer, or ``None`` when absent, unknown or not a number."""
+    text = str(metadata.get(key, "")).strip()
+    try:
+        value = int(float(text))
+    except (ValueError, OverflowError):
+        return None
+    return value if value > 0 else None
