@@ -43,7 +43,8 @@ class ScheduleState:
     (job id -> span id), ``x_checkers`` and ``x_spans`` (exclusivity checker planner and job id ->
     span id), ``tags`` (job ids whose allocation path crosses the vertex), ``subplans``
     (subsystem -> pruning-filter aggregate planner), ``job2span`` (job id -> aggregate span id),
-    ``ephemeral`` (per-traversal string map, e.g. the jobspec label).
+    ``ephemeral`` (a string map, ``{"label": <jobspec label>}``: set by the selection walk on
+    every vertex it visits for a labelled request, emitted by the JGF writers, cleared by ``find``).
     """
 
     __slots__ = (

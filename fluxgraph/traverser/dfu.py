@@ -294,7 +294,8 @@ class Selector:
         to_parent.overall_score = dfu.overall_score
         for r in requests:
             if r.type == utype and r.label:
-                g.schedule.ephemeral[u] = (self.seq, r.label)
+                # a new selection's label replaces whatever an earlier one left (matching §6.8)
+                g.schedule.ephemeral[u] = {"label": r.label}
         self.postorder += 1
         return 1 if x_in else 0
 

@@ -447,6 +447,11 @@ class _Walk:
             usage = self.usage(u)
             if usage is None:
                 return False
+        # find starts a new traversal epoch, so every label a match left is stale: the vertex is
+        # emitted without one and its store is cleared (as the reference's find does)
+        ephemeral = g.schedule.ephemeral
+        if u < len(ephemeral):
+            ephemeral[u] = None
         writer.emit_vtx(g, u, level, self.sizes[u], True, False, usage)
         self.emitted += 1
         return True

@@ -11,7 +11,7 @@ marks the same edges and emits the same selection as the full walk.
 
 Whenever the proof does not go through (a tie at the boundary, too few candidates, several
 top-level requests, auxiliary subsystems, a dominant subsystem that is not a tree,
-node-centric factors that differ between candidates),
+node-centric factors that differ between candidates, labelled requests),
 :func:`plan_shortcut` returns ``None`` and the full walk runs unchanged. Only visit counts differ
 from the reference, so the shortcut is off when exact statistics are asked for.
 """
@@ -107,6 +107,7 @@ def plan_shortcut(
         or policy.stop_on_k
         or len(requests) != 1
         or len(sel.subsystems) != 1
+        or _labelled(requests)
     ):
         return None
     r = requests[0]
@@ -154,6 +155,18 @@ def plan_shortcut(
             a = parent[a]
     sel.region_filter = (region.members, allowed)
     return allowed
+
+
+def _labelled(requests: list[Request]) -> bool:
+    """Whether some request carries a label: the full walk labels every vertex it visits (not
+    only the chosen ones), and a label outlives its match until a later one replaces it."""
+    todo = list(requests)
+    while todo:
+        r = todo.pop()
+        if r.label:
+            return True
+        todo.extend(r.with_)
+    return False
 
 
 def _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom) -> bool:
