@@ -158,7 +158,8 @@ class Simulator:
         self._rejected = 0
         self._last = _Pass()
         self._dirty = True
-        self._next_reservation = len(jobs) + 1
+        self._next_id = 1  # matcher job ids, one per allocate or reservation attempt
+        self._matcher_id: dict[int, int] = {}
         queue_length: list[tuple[int, int]] = []
         n, i, finished = len(jobs), 0, 0
         while i < n or self._ends:
@@ -195,7 +196,7 @@ class Simulator:
                 done.append(key)
         for key in sorted(done):
             run = running.pop(key)
-            self.matcher.cancel(key + 1)
+            self.matcher.cancel(self._matcher_id.pop(key))
             self.runtime.finish(run, now)
             self._records[key].end = now
         if done:
@@ -304,7 +305,11 @@ class Simulator:
         failed.setdefault(family, []).append((count, job.walltime))
 
     def _try(self, key: int, now: int, failed: dict, may_reserve: bool) -> tuple[int, int]:
-        """Start, reserve or skip queued job ``key``; returns ``(outcome, reservation id)``."""
+        """Start, reserve or skip queued job ``key``; returns ``(outcome, reservation id)``.
+
+        Where the pass may still reserve, one ``allocate_orelse_reserve`` both tries to start
+        the job now and, failing that, reserves it (one matcher call instead of two).
+        """
         record = self._records[key]
         job = record.job
         shape = self.shape
@@ -312,31 +317,31 @@ class Simulator:
         family, count = shape.family(shape.key(job))
         known = failed.get(family)
         doomed = known is not None and any(c <= count and w <= job.walltime for c, w in known)
-        if not doomed:
-            alloc = _Allocation(self._rank_of, self.graph.types)
-            out = self.matcher.run(js, "allocate", key + 1, alloc, now)
-            if out.rc == 0:
-                self._start(key, now, alloc)
+        mid = self._next_id
+        self._next_id += 1
+        alloc = _Allocation(self._rank_of, self.graph.types)
+        if may_reserve and not self.queue.stop_at_blocked:
+            out = self.matcher.run(js, "allocate_orelse_reserve", mid, alloc, now)
+            if out.rc != 0:
+                failed.setdefault(family, []).append((count, job.walltime))
+                return _SKIP, 0
+            if out.at == now:
+                self._start(key, now, alloc, mid)
                 return _START, 0
             failed.setdefault(family, []).append((count, job.walltime))
-        if self.queue.stop_at_blocked:
-            return _STOP, 0
-        if not may_reserve:
-            return _SKIP, 0
-        rid = self._next_reservation
-        self._next_reservation += 1
-        alloc = _Allocation(self._rank_of, self.graph.types)
-        out = self.matcher.run(js, "allocate_orelse_reserve", rid, alloc, now)
-        if out.rc != 0:
-            return _SKIP, 0
-        if out.at == now:  # cannot happen after a failed allocate; kept exact regardless
-            self.matcher.cancel(rid)
-            raise SimulationError(f"job {job.id}: reservation at now after a failed allocate")
-        record.reservations += 1
-        return _RESERVE, rid
+            record.reservations += 1
+            return _RESERVE, mid
+        if not doomed:
+            out = self.matcher.run(js, "allocate", mid, alloc, now)
+            if out.rc == 0:
+                self._start(key, now, alloc, mid)
+                return _START, 0
+            failed.setdefault(family, []).append((count, job.walltime))
+        return (_STOP if self.queue.stop_at_blocked else _SKIP), 0
 
-    def _start(self, key: int, now: int, alloc: _Allocation) -> None:
+    def _start(self, key: int, now: int, alloc: _Allocation, mid: int) -> None:
         record = self._records[key]
+        self._matcher_id[key] = mid
         job = record.job
         nodes = tuple(sorted(alloc.nodes))
         run = RunningJob(key, job, now, nodes, alloc.cores)
