@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import re
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,6 +37,9 @@ __all__ = [
 #: 1 GB = 2**30 bytes = 2**20 KB (binary units, as batch systems count memory).
 GB_PER_BYTE = 1.0 / (1 << 30)
 GB_PER_KB = 1.0 / (1 << 20)
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
 
 
 class WorkloadWarning(UserWarning):
@@ -115,10 +119,7 @@ def _numeric_id(raw: object) -> int | None:
     if isinstance(raw, float):
         return int(raw) if raw.is_integer() else None
     tail = str(raw).strip().rsplit("!", 1)[-1]
-    try:
-        return int(tail)
-    except ValueError:
-        return None
+    return int(tail) if _INTEGER.fullmatch(tail) else None
 
 
 def assign_ids(raw_ids: list[object]) -> list[int]:
@@ -127,8 +128,8 @@ def assign_ids(raw_ids: list[object]) -> list[int]:
     A raw id without a number, or whose number an earlier job already took, gets the next
     integer above every numeric id, in file order, so the result is unique and stable.
 
-    >>> assign_ids(["w0!3", 7, "abc", "w1!3", "9"])
-    [3, 7, 10, 11, 9]
+    >>> assign_ids(["w0!3", 7, "abc", "w1!3", "9", "12_3"])
+    [3, 7, 10, 11, 9, 12]
     """
     numbers = [_numeric_id(raw) for raw in raw_ids]
     fresh = max((n for n in numbers if n is not None), default=0) + 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ from fluxgraph.workload._common import (
 from fluxgraph.workload.job import Job, Workload
 
 __all__ = ["CANDIDATES", "FIELDS", "detect_mapping", "read_csv"]
+
+_DIGITS = re.compile(r"-?[0-9]+")
 
 #: The job fields a mapping may name; ``start`` and ``end`` stand in for a missing run time.
 FIELDS = (
@@ -168,15 +171,14 @@ class _Row:
         i = self.index.get(field)
         if i is None:
             return None
-        text = self.row[i]
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        text = text.strip()
+        text = self.row[i].strip()
         if not text:
             return None
+        if _DIGITS.fullmatch(text):
+            return int(text)
         try:
+            if "_" in text:
+                raise ValueError(text)
             value = float(text)
         except ValueError:
             raise WorkloadError(
@@ -200,10 +202,9 @@ def _owner(text: str, names: dict[str, int]) -> tuple[int, str | None]:
     """A user or group cell: its number, or a small integer standing for its name."""
     if not text:
         return -1, None
-    try:
+    if _DIGITS.fullmatch(text):
         return int(text), None
-    except ValueError:
-        return names.setdefault(text, len(names)), text
+    return names.setdefault(text, len(names)), text
 
 
 def read_csv(

@@ -93,20 +93,23 @@ _QUEUE = 14
 #: processors, requested time (and requested memory for ``_USED``), user and group.
 _USED = itemgetter(0, 1, 3, 4, 7, 8, 9, 11, 12)
 _ROUNDED = itemgetter(0, 1, 3, 4, 7, 8, 11, 12)
-#: The other fields but the queue: the fast path only checks they hold digits and signs.
-_UNUSED = itemgetter(2, 5, 6, 10, 13, 15, 16, 17)
+#: The 18 fields but the queue: the fast path checks they hold nothing but digits and signs.
+_CHECKED = itemgetter(*range(14), 15, 16, 17)
 _NOT_INT = str.maketrans("", "", "0123456789-")
 _HEADER = re.compile(r";\s{0,2}([A-Za-z][\w-]*):(?:\s+(.*))?$")
 
 
 def _number(text: str, index: int, source: str, line: int) -> int | float:
     """Field ``index`` (0-based) as a number; WorkloadError naming the field otherwise."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
+    if not text.translate(_NOT_INT):
+        try:
+            return int(text)
+        except ValueError:
+            pass
     field = f"{index + 1} ({FIELD_NAMES[index]})"
     try:
+        if "_" in text:
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise WorkloadError(f"{text!r} is not a number", source, line, field) from None
@@ -277,7 +280,7 @@ def parse_swf(
             tally.bad(WorkloadError(f"expected 18 fields, found {len(parts)}", source, lineno))
             continue
         try:
-            if "".join(_UNUSED(parts)).translate(_NOT_INT):
+            if "".join(_CHECKED(parts)).translate(_NOT_INT):
                 raise ValueError
             jid, submit, run, alloc, req, limit_s, mem, user, group = map(int, _USED(parts))
         except ValueError:
@@ -374,7 +377,12 @@ def _line(job: Job) -> str:
     gb_job = gb_job or extra.get("memory_job_gb", 0.0)
     fields[0], fields[1], fields[3] = job.id, job.submit, job.runtime
     fields[7], fields[8] = job.procs, job.walltime
-    fields[9] = round(gb_job / GB_PER_KB / job.procs) if gb_job else -1
+    if not gb_job:
+        fields[9] = -1
+    elif str(extra.get("field19", ""))[:1] == "{" and "field21" in extra:  # the Alea layout
+        fields[9] = round(gb_job / GB_PER_BYTE)
+    else:
+        fields[9] = round(gb_job / GB_PER_KB / job.procs)
     fields[11], fields[12] = job.user, job.group
     fields[_QUEUE] = job.queue.replace(" ", "_") if job.queue else -1
     trailing = sorted(
@@ -386,8 +394,10 @@ def _line(job: Job) -> str:
 def write_swf(workload: Workload, out: str | Path | TextIO) -> None:
     """Write ``workload`` as SWF: its metadata as ``; Key: value`` lines, then one line a job.
 
-    Requested memory is written in SWF's KB per processor. Reading the file back gives the same
-    ids, times, processors, users, groups and queues (node counts are not part of SWF).
+    Requested memory is written in SWF's KB per processor, or in bytes per job for a job read
+    from the Alea extended layout (its fields 19-21 are written back). Reading the file back
+    gives the same ids, times, processors, users, groups and queues; node counts survive only
+    through the extended layout's node spec.
 
     Examples
     --------
