@@ -95,7 +95,7 @@ _USED = itemgetter(0, 1, 3, 4, 7, 8, 9, 11, 12)
 _ROUNDED = itemgetter(0, 1, 3, 4, 7, 8, 11, 12)
 #: The 18 fields but the queue: the fast path checks they hold nothing but digits and signs.
 _CHECKED = itemgetter(*range(14), 15, 16, 17)
-_NOT_INT = str.maketrans("", "", "0123456789-")
+_NOT_INT = str.maketrans("", "", "0123456789- ")
 _HEADER = re.compile(r";\s{0,2}([A-Za-z][\w-]*):(?:\s+(.*))?$")
 
 
@@ -120,6 +120,19 @@ def _number(text: str, index: int, source: str, line: int) -> int | float:
     return value
 
 
+def _plain_integers(fields: tuple[str, ...]) -> bool:
+    """Whether every field is ASCII digits with at most a leading minus (string operations only).
+
+    >>> _plain_integers(("12", "-1", "0")), _plain_integers(("5-",)), _plain_integers(("-",))
+    (True, False, False)
+    """
+    text = " " + " ".join(fields)
+    if text.translate(_NOT_INT):
+        return False
+    text = text.replace(" -", " ")
+    return "-" not in text and "  " not in text and text[-1] != " "
+
+
 def _numbers(parts: list[str], source: str, line: int) -> list[Any]:
     """The 18 fields as numbers (the queue field stays text)."""
     values: list[Any] = [
@@ -128,12 +141,15 @@ def _numbers(parts: list[str], source: str, line: int) -> list[Any]:
     return values
 
 
-def _value(text: str) -> int | float:
-    """A field already known to be a number."""
+def _value(text: str) -> int | float | str:
+    """An unused field's value: its number, or its text when it is not one (``"5-"``)."""
     try:
         return int(text)
     except ValueError:
-        return float(text)
+        try:
+            return float(text)
+        except ValueError:
+            return text
 
 
 class SwfExtra(Mapping[str, Any]):
@@ -279,11 +295,9 @@ def parse_swf(
         if len(parts) < 18:
             tally.bad(WorkloadError(f"expected 18 fields, found {len(parts)}", source, lineno))
             continue
-        try:
-            if "".join(_CHECKED(parts)).translate(_NOT_INT):
-                raise ValueError
+        if _plain_integers(_CHECKED(parts)):
             jid, submit, run, alloc, req, limit_s, mem, user, group = map(int, _USED(parts))
-        except ValueError:
+        else:
             try:
                 numbers = _numbers(parts, source, lineno)
             except WorkloadError as err:

@@ -178,6 +178,9 @@ def test_fractional_values_round_to_whole_seconds_and_processors():
         (swf_line(1.5, 0, 0, 1, 1), "t.swf:2: field 1 (job number): '1.5' is not an integer"),
         (swf_line(1, "nan", 0, 1, 1), "t.swf:2: field 2 (submit time): 'nan' is not a finite"),
         (swf_line(1, 0, 0, 1, 1, "x"), "t.swf:2: field 6 (average CPU time): 'x' is not a"),
+        (swf_line(1, 0, "5-", 1, 1), "t.swf:2: field 3 (wait time): '5-' is not a number"),
+        (swf_line(1, 0, 0, "1_0", 1), "t.swf:2: field 4 (run time): '1_0' is not a number"),
+        (swf_line(1, 0, 0, 1, 1, 2, "-"), "t.swf:2: field 7 (used memory): '-' is not a number"),
     ],
 )
 def test_malformed_lines_name_file_line_and_field(line, message):
