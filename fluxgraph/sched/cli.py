@@ -259,4 +259,3 @@ def run(args: argparse.Namespace) -> int:
         print(_table(metrics))
         print(f"  outputs in {out}/")
     return 0
-

@@ -14,7 +14,8 @@ BSLD_TAU = 10
 
 @dataclass(slots=True)
 class JobRecord:
-    """One job's fate. ``start``/``end`` are -1 while unknown; ``reason`` is set on rejection.
+    """One job's fate. ``start``/``end`` are -1 while unknown; ``reason`` is set on rejection;
+    ``killed`` when its runtime model would have run it past its walltime (it ended there).
 
     >>> r = JobRecord(Job(1, submit=10, runtime=5, walltime=9), start=20, end=25)
     >>> r.wait, r.turnaround, r.bounded_slowdown
@@ -28,6 +29,7 @@ class JobRecord:
     cores: int = 0
     reason: str = ""
     reservations: int = 0
+    killed: bool = False
 
     def reject(self, reason: str) -> None:
         """Mark the job rejected for ``reason`` (it never runs)."""
@@ -40,15 +42,6 @@ class JobRecord:
     @property
     def completed(self) -> bool:
         return self.end >= 0
-
-    @property
-    def killed(self) -> bool:
-        """Whether the job ran into its walltime."""
-        return (
-            self.completed
-            and self.end - self.start >= self.job.walltime
-            and (self.job.runtime >= self.job.walltime)
-        )
 
     @property
     def wait(self) -> int:

@@ -23,8 +23,9 @@ __all__ = ["RunningJob", "RuntimeModel", "TraceRuntime"]
 class RunningJob:
     """A started job as runtime models see it.
 
-    ``key`` is the simulator's index of the job, ``nodes`` its node ranks (sorted), ``cores``
-    the cores it holds, ``end`` its current planned end.
+        ``key`` is the simulator's index of the job, ``nodes`` its node ranks (sorted), ``cores``
+        the cores it holds, ``end`` its current planned end (``killed`` when that is its walltime
+    limit, not the end the model asked for).
     """
 
     key: int
@@ -33,6 +34,7 @@ class RunningJob:
     nodes: tuple[int, ...]
     cores: int
     end: int = 0
+    killed: bool = False
 
 
 class RuntimeModel(Protocol):

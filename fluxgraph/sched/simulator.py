@@ -199,6 +199,7 @@ class Simulator:
             self.matcher.cancel(self._matcher_id.pop(key))
             self.runtime.finish(run, now)
             self._records[key].end = now
+            self._records[key].killed = run.killed
         if done:
             self._dirty = True
         return len(done)
@@ -232,7 +233,9 @@ class Simulator:
         running = self._running
         for key, end in self.runtime.retime(now):
             run = running[key]
-            end = min(max(end, now), run.start + run.job.walltime)
+            limit = run.start + run.job.walltime
+            run.killed = end > limit
+            end = min(max(end, now), limit)
             if end != run.end:
                 run.end = end
                 heapq.heappush(self._ends, (end, key))
@@ -346,6 +349,7 @@ class Simulator:
         nodes = tuple(sorted(alloc.nodes))
         run = RunningJob(key, job, now, nodes, alloc.cores)
         end = self.runtime.start(run, now)
+        run.killed = end > now + job.walltime
         run.end = min(max(end, now + 1), now + job.walltime)
         self._running[key] = run
         heapq.heappush(self._ends, (run.end, key))
