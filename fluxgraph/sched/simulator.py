@@ -160,6 +160,14 @@ class Simulator:
         self._dirty = True
         self._next_id = 1  # matcher job ids, one per allocate or reservation attempt
         self._matcher_id: dict[int, int] = {}
+        stats = self.stats = {
+            "passes": 0,
+            "resumed_passes": 0,
+            "allocate": 0,
+            "reserve": 0,
+            "skipped": 0,
+            "cancel": 0,
+        }
         queue_length: list[tuple[int, int]] = []
         n, i, finished = len(jobs), 0, 0
         while i < n or self._ends:
@@ -175,7 +183,12 @@ class Simulator:
             if self.progress is not None:
                 self.progress(finished + self._rejected, n, now)
         return SimulationResult(
-            records, queue_length, self.total_nodes, self.total_cores, self.queue.name
+            records,
+            queue_length,
+            self.total_nodes,
+            self.total_cores,
+            self.queue.name,
+            info={"matcher_calls": stats},
         )
 
     def _next_time(self, submit: int | None) -> int:
@@ -197,6 +210,7 @@ class Simulator:
         for key in sorted(done):
             run = running.pop(key)
             self.matcher.cancel(self._matcher_id.pop(key))
+            self.stats["cancel"] += 1
             self.runtime.finish(run, now)
             self._records[key].end = now
             self._records[key].killed = run.killed
@@ -262,16 +276,18 @@ class Simulator:
         last = self._last
         policy = self.queue
         matcher = self.matcher
-        if self._dirty:
-            resume = 0
-        else:
-            resume = 0
+        stats = self.stats
+        stats["passes"] += 1
+        resume = 0
+        if not self._dirty:
             limit = min(len(order), len(last.order))
             while resume < limit and order[resume] == last.order[resume]:
                 resume += 1
+            stats["resumed_passes"] += resume > 0
         for rid in last.reservation[resume:]:
             if rid:
                 matcher.cancel(rid)
+                stats["cancel"] += 1
         walk = _Pass(last.order[:resume], last.outcome[:resume], last.reservation[:resume])
         failed: dict[tuple, list[tuple[int, int]]] = {}
         reserved = 0
@@ -324,6 +340,7 @@ class Simulator:
         self._next_id += 1
         alloc = _Allocation(self._rank_of, self.graph.types)
         if may_reserve and not self.queue.stop_at_blocked:
+            self.stats["reserve"] += 1
             out = self.matcher.run(js, "allocate_orelse_reserve", mid, alloc, now)
             if out.rc != 0:
                 failed.setdefault(family, []).append((count, job.walltime))
@@ -334,7 +351,10 @@ class Simulator:
             failed.setdefault(family, []).append((count, job.walltime))
             record.reservations += 1
             return _RESERVE, mid
-        if not doomed:
+        if doomed:
+            self.stats["skipped"] += 1
+        else:
+            self.stats["allocate"] += 1
             out = self.matcher.run(js, "allocate", mid, alloc, now)
             if out.rc == 0:
                 self._start(key, now, alloc, mid)
