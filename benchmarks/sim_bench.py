@@ -8,7 +8,7 @@ slowdown, node utilisation) beside the anchors the issue names.
 
     python3 benchmarks/sim_bench.py                       # easy on 1K/3K/10K/28K prefixes
     python3 benchmarks/sim_bench.py --queues easy,conservative,hybrid --prefixes 3000
-    python3 benchmarks/sim_bench.py --write               # also benchmarks/results/sim_bench_<date>.json
+    python3 benchmarks/sim_bench.py --write   # + benchmarks/results/sim_bench_<date>.json
 
 Without ``../shared/traces`` the bundled 500-job KTH sample is used.
 """
@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import machine_info, write_json  # noqa: E402
+from _harness import machine_info, write_json
 
-from fluxgraph.machines import build_machine  # noqa: E402
-from fluxgraph.sched import Simulator, make_queue_policy, summarize  # noqa: E402
-from fluxgraph.workload import bundled_trace, load_workload  # noqa: E402
+from fluxgraph.machines import build_machine
+from fluxgraph.sched import Simulator, make_queue_policy, summarize
+from fluxgraph.workload import bundled_trace, load_workload
 
 REPO = Path(__file__).resolve().parents[1]
 KTH = REPO.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
