@@ -7,7 +7,7 @@ reads nothing else. Times are integer seconds from the trace's own time origin.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -51,6 +51,12 @@ class Job:
     group: int = -1
     queue: str = ""
     extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA, compare=False)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return _state(self)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        _restore(self, state)
 
     @property
     def overestimate(self) -> float:
@@ -98,6 +104,12 @@ class Workload(Sequence[Job]):
     def __iter__(self) -> Iterator[Job]:
         return iter(self.jobs)
 
+    def __getstate__(self) -> tuple[Any, ...]:
+        return _state(self)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        _restore(self, state)
+
     @property
     def max_procs(self) -> int | None:
         """The trace's machine size in processors (``MaxProcs`` of the header), if it says.
@@ -129,3 +141,18 @@ def _metadata_int(metadata: Mapping[str, str], key: str) -> int | None:
     except (ValueError, OverflowError):
         return None
     return value if value > 0 else None
+
+
+def _state(obj: Any) -> tuple[Any, ...]:
+    """Field values for pickle, read-only mappings as dicts (a mappingproxy cannot be pickled)."""
+    return tuple(
+        dict(v) if isinstance(v, MappingProxyType) else v
+        for v in (getattr(obj, f.name) for f in fields(obj))
+    )
+
+
+def _restore(obj: Any, state: tuple[Any, ...]) -> None:
+    """The reverse of :func:`_state`: dicts become read-only mappings again."""
+    for f, value in zip(fields(obj), state, strict=True):
+        frozen = MappingProxyType(value) if isinstance(value, dict) else value
+        object.__setattr__(obj, f.name, frozen)

@@ -43,7 +43,15 @@ from fluxgraph.workload._common import (
 )
 from fluxgraph.workload.job import Job, Workload
 
-__all__ = ["EXTRA_FIELDS", "FIELD_NAMES", "MEMORY_UNITS", "parse_swf", "read_swf", "write_swf"]
+__all__ = [
+    "EXTRA_FIELDS",
+    "FIELD_NAMES",
+    "MEMORY_UNITS",
+    "SwfExtra",
+    "parse_swf",
+    "read_swf",
+    "write_swf",
+]
 
 #: The 18 SWF fields, in order (field ``i`` is ``FIELD_NAMES[i - 1]``).
 FIELD_NAMES = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import gzip
 import importlib
+import pickle
 import shutil
 import warnings
 from pathlib import Path
@@ -14,7 +15,16 @@ from workload_helpers import TRACES
 
 import fluxgraph.workload as workload
 from fluxgraph.errors import WorkloadError
-from fluxgraph.workload import FORMATS, Workload, bundled_trace, load_workload
+from fluxgraph.workload import (
+    FORMATS,
+    Job,
+    Workload,
+    bundled_trace,
+    load_workload,
+    lublin,
+    read_batsim,
+    read_csv,
+)
 
 MODULES = [
     "fluxgraph.workload",
@@ -115,3 +125,22 @@ def test_the_public_traces_are_there_or_skipped():
         "perlmutter-fm-jobs.csv",
         "wagap-2013.swf",
     }
+
+
+def test_workloads_survive_pickling_for_worker_processes(tmp_path):
+    csv = tmp_path / "t.csv"
+    csv.write_text("jobid,submit,duration,user\nx1,0,5,amy\n")
+    workloads = [
+        load_workload(bundled_trace("kth-sample.swf")),
+        read_batsim(bundled_trace("sample-batsim.json")),
+        read_csv(csv),
+        lublin(50, seed=1),
+    ]
+    for w in workloads:
+        again = pickle.loads(pickle.dumps(w))
+        assert again == w and again.metadata == w.metadata and again.dropped == w.dropped
+        assert [dict(j.extra) for j in again] == [dict(j.extra) for j in w]
+        with pytest.raises(TypeError):
+            again.metadata["x"] = "y"  # type: ignore[index]
+    job = pickle.loads(pickle.dumps(Job(1, 0, 5, 5)))
+    assert job == Job(1, 0, 5, 5) and dict(job.extra) == {}
