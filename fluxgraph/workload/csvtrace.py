@@ -3,7 +3,7 @@
 The first line names the columns. ``mapping`` says which column holds which job field
 (``{"id": "jobid", "runtime": "duration", ...}``); fields it does not name are found among the
 usual column names (:data:`CANDIDATES`, case-insensitive), and a field mapped to ``None`` is
-left out. Columns no field uses go to ``Job.extra`` as raw text.
+left out. Columns no field uses go to ``Job.extra`` (numbers as numbers, other cells as text).
 
 Rules (the same as for SWF, see ``docs/workload.md``):
 
@@ -198,6 +198,25 @@ class _Row:
         return value
 
 
+def _cell(text: str) -> int | float | str:
+    """An unmapped cell for ``extra``: its number when it is one, else its text.
+
+    >>> _cell("12"), _cell(" 2.5"), _cell("gpu"), _cell("nan"), _cell("")
+    (12, 2.5, 'gpu', 'nan', '')
+    """
+    value = text.strip()
+    if _DIGITS.fullmatch(value):
+        return int(value)
+    if value and "_" not in value:
+        try:
+            number = float(value)
+        except ValueError:
+            return text
+        if math.isfinite(number):
+            return number
+    return text
+
+
 def _owner(text: str, names: dict[str, int]) -> tuple[int, str | None]:
     """A user or group cell: its number, or a small integer standing for its name."""
     if not text:
@@ -285,7 +304,7 @@ def read_csv(
                 continue
             if values is None:
                 continue
-            extra = {c: record[i] for i, c in unmapped}
+            extra = {c: _cell(record[i]) for i, c in unmapped}
             if values[-1]:
                 extra.update(values[-1])
             rows.append((*values[:-1], extra))

@@ -37,7 +37,7 @@ def test_the_perlmutter_columns_map_out_of_the_box(tmp_path):
     j = w[0]
     assert (j.id, j.submit, j.runtime, j.walltime) == (2373390, 165955826, 4328, 4328)
     assert (j.nodes, j.procs, j.memory) == (128, 128, 96.0)
-    assert dict(j.extra) == {"start": "165955826", "end": "165960154"}
+    assert dict(j.extra) == {"start": 165955826, "end": 165960154}
     assert w[1].memory == 143.0 and w.name == "t"
 
 
@@ -66,9 +66,9 @@ def test_an_explicit_mapping_overrides_and_disables_defaults(tmp_path):
     j = w[0]
     assert (j.id, j.runtime, j.walltime, j.procs, j.memory, j.queue) == (5, 60, 60, 8, 4.5, "debug")
     assert w.metadata["killed_at_walltime"] == "1"
-    assert "who" in j.extra  # not a recognised user column: kept as raw text
+    assert j.extra["who"] == "alice"  # not a recognised user column: kept in extra
     no_memory = read(path, {**mapping, "memory": None, "user": "who"})[0]
-    assert (no_memory.memory, no_memory.extra["mem"]) == (0.0, "4.5")
+    assert (no_memory.memory, no_memory.extra["mem"]) == (0.0, 4.5)  # numbers stay numbers
     assert (no_memory.user, no_memory.extra["user_name"]) == (0, "alice")
 
 
@@ -170,7 +170,7 @@ def test_the_perlmutter_trace_reads_out_of_the_box():
     assert all(j.nodes >= 1 and j.procs == j.nodes and j.memory >= 0 for j in w)
     assert all(j.walltime == j.runtime >= 1 for j in w)
     # the duration column, not end - start (which is often a second or two longer here)
-    assert all(0 <= int(j.extra["end"]) - int(j.extra["start"]) - j.runtime <= 20 for j in w)
+    assert all(0 <= j.extra["end"] - j.extra["start"] - j.runtime <= 20 for j in w)
     first = next(j for j in w if j.id == 2373390)
     assert (first.submit, first.runtime, first.nodes, first.memory) == (165955826, 4328, 128, 96)
     keys = [(j.submit, j.id) for j in w]
