@@ -32,6 +32,17 @@ def utilisation_series(result: SimulationResult) -> list[tuple[int, float]]:
     return out
 
 
+def _ranges(nodes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Runs of consecutive ranks: ``(0, 1, 2, 5)`` -> ``[(0, 2), (5, 5)]``."""
+    out: list[tuple[int, int]] = []
+    for n in nodes:
+        if out and out[-1][1] == n - 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
 def _pyplot():
     try:
         import matplotlib
@@ -54,10 +65,10 @@ def plot_result(result: SimulationResult, out_dir: str | Path, title: str = "") 
     polys, colours = [], []
     cmap = plt.get_cmap("tab20")
     for i, r in enumerate(j for j in result.jobs if j.completed):
-        for node in r.nodes:
-            polys.append([(r.start, node), (r.end, node), (r.end, node + 1), (r.start, node + 1)])
+        for lo, hi in _ranges(r.nodes):
+            polys.append([(r.start, lo), (r.end, lo), (r.end, hi + 1), (r.start, hi + 1)])
             colours.append(cmap(i % 20))
-    ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="black", linewidths=0.2))
+    ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="black", linewidths=0.3))
     ax.autoscale()
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node rank")
