@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from errno import EINVAL
@@ -33,6 +34,7 @@ from fluxgraph.errors import JobspecError
 __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
+    "MAX_NUMBER",
     "Path",
     "Source",
     "format_path",
@@ -44,8 +46,15 @@ __all__ = [
 
 #: Deepest nesting of mappings/sequences accepted (a resource level uses two).
 MAX_DEPTH = 64
-#: Most nodes a document may expand to (counts alias expansions; stops "billion laughs").
-MAX_NODES = 1_000_000
+#: Most nodes (scalars, mappings, sequences) a document may expand to, alias expansions
+#: included. Every later step (schema validation costs up to ~0.1 ms a node) is linear in it, so
+#: it bounds the work of one jobspec to about a second; real jobspecs use a few hundred nodes.
+MAX_NODES = 10_000
+#: Largest magnitude a plain integer scalar may have and still be a number: beyond the largest
+#: double, no yaml-cpp conversion (integer or floating) accepts the text, so it stays text.
+MAX_NUMBER = int(sys.float_info.max)
+_MAX_NUMBER_BITS = MAX_NUMBER.bit_length()
+_MAX_DECIMAL_DIGITS = len(str(MAX_NUMBER))
 
 Path = tuple[str | int, ...]
 
@@ -141,19 +150,41 @@ def scalar_text(value: Any) -> str:
     return repr(value)
 
 
+def _bounded_int(text: str, base: int, skip: int) -> Any:
+    """``int(text, base)``, or ``text`` itself when its magnitude exceeds :data:`MAX_NUMBER`.
+
+    ``skip`` is the length of the prefix (sign, ``0x``/``0``) before the digits. The digit count
+    is checked before converting, so a huge literal costs no big-number arithmetic (and never
+    meets Python's limit on decimal conversions).
+    """
+    digits = text[skip:].lstrip("0")
+    if base == 10:
+        too_long = len(digits) > _MAX_DECIMAL_DIGITS
+    else:
+        too_long = len(digits) * (4 if base == 16 else 3) > _MAX_NUMBER_BITS + 4
+    if too_long:
+        return text
+    value = int(text, base)
+    return text if abs(value) > MAX_NUMBER else value
+
+
 def _resolve_plain(text: str) -> Any:
-    """Resolve an untagged plain scalar the way yaml-cpp's conversions read it."""
+    """Resolve an untagged plain scalar the way yaml-cpp's conversions read it.
+
+    An integer literal beyond :data:`MAX_NUMBER` stays a string: it converts to no number.
+    """
     if text in _NULLS:
         return None
     b = _BOOLS.get(text)
     if b is not None:
         return b
+    sign = 1 if text[:1] in ("+", "-") else 0
     if _HEX.fullmatch(text):
-        return int(text, 16)
+        return _bounded_int(text, 16, sign + 2)
     if _OCT.fullmatch(text):
-        return int(text, 8)
+        return _bounded_int(text, 8, sign + 1)
     if _DEC.fullmatch(text):
-        return int(text, 10)
+        return _bounded_int(text, 10, sign)
     if _FLOAT.fullmatch(text):
         return float(text)
     if _INF.fullmatch(text):
@@ -222,14 +253,58 @@ def from_text(text: str) -> Source:
     >>> s.data, sorted(s.unquoted), s.marks[("a", 2)]
     ({'a': [1, 'x', 'y']}, [('a', 2)], (0, 12))
     """
+    _check_text(text, ())
     try:
         return _compose(text)
     except yaml.YAMLError as exc:
+        if _json_depth(text) > MAX_DEPTH:  # json.loads recurses: check before calling it
+            raise _yaml_error(exc) from None
         try:
-            data = json.loads(text)
-        except ValueError:
+            data = json.loads(text, parse_int=_json_int)
+        except (ValueError, RecursionError):
             raise _yaml_error(exc) from None
         return from_data(data)
+
+
+def _check_text(text: str, path: Path) -> None:
+    """Reject a string holding a lone surrogate (no UTF-8 text decodes to one)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise make_error(
+                path, f"invalid character {text[exc.start]!r} at offset {exc.start}"
+            ) from None
+
+
+def _json_int(text: str) -> Any:
+    """A JSON integer, bounded as plain YAML integers are (beyond :data:`MAX_NUMBER`: text)."""
+    return _bounded_int(text, 10, 1 if text[:1] == "-" else 0)
+
+
+def _json_depth(text: str) -> int:
+    """The deepest bracket nesting of JSON ``text`` (brackets inside strings not counted)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def _compose(text: str) -> Source:
@@ -358,6 +433,7 @@ def from_data(data: Any) -> Source:
             for k, v in value.items():
                 if not isinstance(k, str):
                     raise make_error(path, f"mapping key {k!r} is not a string")
+                _check_text(k, path)
                 out[k] = None
                 todo.append((v, out, k, (*path, k), depth + 1))
         elif isinstance(value, list | tuple):
@@ -366,7 +442,14 @@ def from_data(data: Any) -> Source:
             out = [None] * len(value)
             for i, v in enumerate(value):
                 todo.append((v, out, i, (*path, i), depth + 1))
-        elif value is None or isinstance(value, str | bool | int | float):
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > MAX_NUMBER:
+                raise make_error(path, "integer out of range (beyond the largest double)")
+            out = value
+        elif isinstance(value, str):
+            _check_text(value, path)
+            out = value
+        elif value is None or isinstance(value, bool | float):
             out = value
         else:
             raise make_error(path, f"unsupported value of type {type(value).__name__}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Container, Mapping
-from errno import EINVAL
+from errno import EFBIG, EINVAL
 from typing import Any
 
 import yaml
@@ -13,6 +13,7 @@ from fluxgraph.errors import JobspecError
 from fluxgraph.jobspec._source import from_data, from_text, make_error
 from fluxgraph.jobspec.model import Jobspec, build_jobspec
 from fluxgraph.jobspec.validate import validate
+from fluxgraph.limits import MAX_JOBSPEC_BYTES, read_bytes
 
 __all__ = ["UNKNOWN_TYPE_MESSAGE", "check_known_types", "dump", "load", "read_text"]
 
@@ -21,22 +22,24 @@ UNKNOWN_TYPE_MESSAGE = 'Value of "type" must be a resource type known to fluxion
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """Read a jobspec file.
+    """Read a jobspec file (at most :data:`~fluxgraph.limits.MAX_JOBSPEC_BYTES`).
 
     Raises
     ------
     JobspecError
         When the file cannot be read: ``errno`` is the OS error number and ``reason`` is
-        ``can't open <path>`` (what ``resource-query`` prints).
+        ``can't open <path>`` (what ``resource-query`` prints), or ``<path>: File too large
+        (more than <limit> bytes)`` (``errno`` EFBIG) when it is larger than the limit.
     """
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_bytes(path, MAX_JOBSPEC_BYTES).decode("utf-8")
     except (OSError, ValueError) as exc:  # ValueError: undecodable text, NUL in the name
         errno = exc.errno if isinstance(exc, OSError) and exc.errno else EINVAL
         err = JobspecError(f"can't open {os.fspath(path)}: {exc}", errno=errno)
         err.path = ""
         err.reason = f"can't open {os.fspath(path)}"
+        if errno == EFBIG:
+            err.reason = f"{os.fspath(path)}: {exc.strerror}"  # type: ignore[union-attr]
         raise err from exc
 
 

@@ -200,7 +200,9 @@ class Task:
     """One task entry.
 
     ``count`` (e.g. ``{"per_slot": "1"}``), ``distribution`` and ``attributes`` are ``None``
-    when absent; values are kept as text, as the reference does.
+    when absent; values are kept as text, as the reference does. ``extra`` keeps any other key
+    (frozen): the reference ignores them but counts them among the task's three to five entries,
+    so :func:`~fluxgraph.jobspec.dump` must write them back.
     """
 
     command: tuple[str, ...]
@@ -208,6 +210,7 @@ class Task:
     count: FrozenMap | None = None
     distribution: str | None = None
     attributes: FrozenMap | None = None
+    extra: FrozenMap = _EMPTY
 
     def to_dict(self) -> dict[str, Any]:
         """The jobspec mapping of this task."""
@@ -218,6 +221,8 @@ class Task:
             out["distribution"] = self.distribution
         if self.attributes is not None:
             out["attributes"] = dict(self.attributes)
+        for k, v in self.extra.items():
+            out[k] = _thaw(v)
         return out
 
 
@@ -399,7 +404,11 @@ def _build_task(data: Mapping[str, Any]) -> Task:
         count=_text_map(data["count"]) if "count" in data else None,
         distribution=scalar_text(data["distribution"]) if "distribution" in data else None,
         attributes=_text_map(data["attributes"]) if "attributes" in data else None,
+        extra=FrozenMap((k, _freeze(v)) for k, v in data.items() if k not in _TASK_KEYS),
     )
+
+
+_TASK_KEYS = frozenset({"command", "slot", "count", "distribution", "attributes"})
 
 
 _SYSTEM_KEYS = frozenset({"duration", "queue", "cwd", "environment", "constraints"})
