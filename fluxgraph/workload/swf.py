@@ -303,7 +303,13 @@ def parse_swf(
         if len(parts) < 18:
             tally.bad(WorkloadError(f"expected 18 fields, found {len(parts)}", source, lineno))
             continue
-        if _plain_integers(_CHECKED(parts)):
+        padded = f" {text} "  # the common line: 18 plain integers, checked whole
+        if (
+            len(parts) == 18
+            and not padded.translate(_NOT_INT)
+            and "- " not in padded
+            and "-" not in padded.replace(" -", " ")
+        ) or _plain_integers(_CHECKED(parts)):
             jid, submit, run, alloc, req, limit_s, mem, user, group = map(int, _USED(parts))
         else:
             try:

@@ -165,6 +165,11 @@ def test_extended_alea_swf_memory_is_bytes_per_job_and_nodes_come_from_the_node_
     assert a.extra["field21"] == "1:ppn=64:x86_64:cl_zewura#excl"
 
 
+def test_tabs_and_runs_of_spaces_separate_fields():
+    j = parse("\t3\t 10   -1\t20 2 -1 -1 -1 40 -1 1 3 1 -1 batch -1 -1 -1  ")[0]
+    assert (j.id, j.submit, j.runtime, j.walltime, j.procs, j.queue) == (3, 10, 20, 40, 2, "batch")
+
+
 def test_fractional_values_round_to_whole_seconds_and_processors():
     j = parse("4 10.4 -1 59.5 2.0 -1 -1 -1 120.6 -1 1 3 1 -1 -1 -1 -1 -1")[0]
     assert (j.id, j.submit, j.runtime, j.walltime, j.procs) == (4, 10, 60, 121, 2)
