@@ -8,6 +8,7 @@ multi-span with an amount per type (possibly 0) to all sub-planners at once.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from errno import EBUSY, ENOENT, ERANGE
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.planner.errors import (
@@ -68,6 +69,7 @@ class PlannerMulti:
         "_planners",
         "_spans",
         "_types",
+        "search_errno",
     )
 
     def __init__(
@@ -90,6 +92,11 @@ class PlannerMulti:
         self._spans: dict[int, list[int]] = {}
         self._counter = 0
         self._iter: tuple[int, int, dict[str, int]] | None = None
+        #: The errno the reference's last earliest-time search call (``avail_time_first`` /
+        #: ``avail_time_next``) left behind: ENOENT when it found nothing, else EBUSY or ERANGE
+        #: if another type rejected a candidate on the way, else 0 (errno untouched). Callers
+        #: that reproduce the reference's *stale* errno read it (see ``Traverser._reserve``).
+        self.search_errno = 0
 
     def _reindex(self) -> None:
         self._types = tuple(p.resource_type for p in self._planners)
@@ -192,8 +199,10 @@ class PlannerMulti:
         for i in range(1, len(planners)):
             try:
                 if not planners[i].avail_during(t, duration, counts[i]):
+                    self.search_errno = EBUSY
                     return False
-            except PlannerError:
+            except PlannerError as err:
+                self.search_errno = err.errno or ERANGE
                 return False
         return True
 
@@ -233,10 +242,13 @@ class PlannerMulti:
         if counts is None or n < 1 or len(counts) != n:
             raise PlannerInvalidError(f"{n} counts expected, got {counts!r}")
         self._iter = (on_or_after, duration, dict(zip(self._types, counts, strict=True)))
+        self.search_errno = 0
         p0 = planners[0]
         t = p0.avail_time_first(on_or_after, duration, counts[0])
         while t is not None and not self._rest_ok(t, duration, counts):
             t = p0.avail_time_next()
+        if t is None:
+            self.search_errno = ENOENT
         return t
 
     def avail_time_next(self) -> int | None:
@@ -254,9 +266,11 @@ class PlannerMulti:
         if not planners or (self._iter is None and len(planners) > 1):
             raise PlannerInvalidError("avail_time_next without an active avail_time_first")
         p0 = planners[0]
+        self.search_errno = 0
         while True:
             t = p0.avail_time_next()
             if t is None:
+                self.search_errno = ENOENT
                 return None
             _, duration, saved = self._iter or (0, 0, {})
             try:
@@ -539,6 +553,7 @@ class PlannerMulti:
         new._counter = self._counter
         it = self._iter
         new._iter = None if it is None else (it[0], it[1], dict(it[2]))
+        new.search_errno = self.search_errno
         return new
 
     def __eq__(self, other: object) -> bool:

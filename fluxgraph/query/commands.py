@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from errno import EBUSY, EINVAL, ENODEV, ENOENT
+from errno import EBUSY, EINVAL, ENODEV, ENOENT, ENOTTY
 
 from fluxgraph.errors import FluxgraphError, JobspecError, MatchError
 from fluxgraph.graph import STATUS_UP
@@ -173,7 +173,9 @@ def _match_one(s: Session, op: str, path: str) -> int:
         if rc != 0 and outcome.message:
             err = f"match_allocate: ERROR: {outcome.message}"
         elif rc != 0 and errno not in (EBUSY, ENODEV):
-            err = f"match_allocate: ERROR: traverser: {os.strerror(errno)}\n"
+            # A failure that set no errno (an update that found nothing to allocate, §6.13)
+            # prints the stale one: in a piped session, ENOTTY from reading the command line.
+            err = f"match_allocate: ERROR: traverser: {os.strerror(errno or ENOTTY)}\n"
         if rc == 0 or errno in (EBUSY, ENODEV):
             try:
                 text = s.writer.emit()

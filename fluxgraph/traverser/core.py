@@ -222,16 +222,18 @@ class Traverser(Selector):
             if self.errno == EINVAL:
                 return -1
             t = None
-        else:
-            if t is None:
-                self.errno = ENOENT
+        else:  # ENOENT when nothing fits, EBUSY when another type rejected a candidate
+            if rootagg.search_errno:
+                self.errno = rootagg.search_errno
         while t is not None and rc != 0:
             meta.at = t
             rc = self._select(requests, root, meta, x)
-            if rc != 0:
-                t = rootagg.avail_time_next()
-                if t is None:
-                    self.errno = ENOENT
+            # The reference's loop advances the search after every select, the successful one
+            # included: its errno is the stale errno of an update that then fails (§6.13), e.g.
+            # ENOENT ("Unsatisfiable", job counter kept) when no later candidate exists.
+            t = rootagg.avail_time_next()
+            if rootagg.search_errno:
+                self.errno = rootagg.search_errno
         if rc < 0 and self.errno in (ENOENT, ERANGE):
             self.errno = EBUSY
             self._sat_select(requests, root, meta, x)
