@@ -12,10 +12,11 @@ distinct request, so a trace of 28,000 jobs with 300 distinct sizes builds 300 m
     ``node[n] > slot[1] > core[c]`` (shared nodes): ``n = job.nodes`` (or ``ceil(procs / C)``)
     nodes with ``c = ceil(procs / n)`` cores each.
 
-Every shape adds ``memory[m]`` (``m = ceil(job.memory)`` GB per node; per slot for ``core``)
-when the job asks for memory, and ``gpu[g]`` for ``job.extra["gpus"]``: inside the slot for
-``node`` and ``core`` (a slot is exclusive, so ``core`` takes whole memory vertices), beside it
-for ``node-core`` (units of the node's memory pool, shared with other jobs);
+Every shape adds, inside the slot, ``memory[m]`` (``m = ceil(job.memory)`` GB per node; per
+slot for ``core``) when the job asks for memory, and ``gpu[g]`` for ``job.extra["gpus"]``. A
+slot is exclusive, so with the matcher's semantics it takes *whole* memory vertices (each
+selected vertex's full size): jobs share a node's memory only where the machine splits it into
+several vertices;
 ``job.extra`` amounts named in ``pools`` (``bb``, ``ssd``, ``pfs_bw``...) become top-level
 requests of that type, each ``ceil(amount)`` units.
 """
@@ -126,12 +127,9 @@ def _build(key: RequestKey, walltime: int) -> Jobspec:
     extras = _extras(memory, gpus)
     if kind == "core":
         top: tuple[Resource, ...] = (_slot((Resource("core", 1), *extras), count),)
-    elif kind == "node":
+    else:
         slot = _slot((Resource("core", per_node), *extras))
-        top = (Resource("node", count, exclusive=True, with_=(slot,)),)
-    else:  # node-core: memory and gpus beside the slot, so nodes' pools stay shareable
-        slot = _slot((Resource("core", per_node),))
-        top = (Resource("node", count, with_=(slot, *extras)),)
+        top = (Resource("node", count, exclusive=True if kind == "node" else None, with_=(slot,)),)
     top += tuple(Resource(name, amount) for name, amount in pools)
     system = SystemAttributes(duration=float(walltime))
     return Jobspec(1, top, _TASK, Attributes(system))
