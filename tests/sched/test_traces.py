@@ -60,3 +60,15 @@ def test_every_shared_trace_simulates(tmp_path, name):
     metrics = _simulate(tmp_path, SHARED / name, machine, shape, 40)
     assert metrics["jobs"] == 40
     assert metrics["completed"] == 40 - metrics["rejected"] and metrics["completed"] > 30
+
+
+def test_readme_main_command_runs(tmp_path, monkeypatch):
+    readme = (ROOT / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if "&& fluxgraph simulate" in x)
+    argv = line.split("&& fluxgraph ", 1)[1].split()
+    out = argv.index("--out")
+    argv[out + 1] = str(tmp_path / "sim-out")
+    argv = [a for a in argv if a != "--plot"]
+    monkeypatch.chdir(ROOT)
+    assert main([*argv, "--limit", "30", "--quiet"]) == 0
+    assert (tmp_path / "sim-out" / "jobs.csv").exists()
