@@ -12,6 +12,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fluxgraph"
 #: lower ones.
 LAYERS = {
     "errors": 0,
+    "data": 0,
+    "limits": 0,
     "planner": 1,
     "idset": 1,
     "hostlist": 1,
