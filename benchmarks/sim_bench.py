@@ -19,6 +19,7 @@ import argparse
 import gc
 import sys
 import time
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,7 +28,7 @@ from _harness import machine_info, write_json
 
 from fluxgraph.machines import build_machine
 from fluxgraph.sched import Simulator, make_queue_policy, summarize
-from fluxgraph.workload import bundled_trace, load_workload
+from fluxgraph.workload import WorkloadWarning, bundled_trace, load_workload
 
 REPO = Path(__file__).resolve().parents[1]
 KTH = REPO.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
@@ -90,11 +91,13 @@ def main(argv=None) -> int:
     ap.add_argument("--reservation-depth", type=int, default=64)
     ap.add_argument("--write", action="store_true", help="write the results JSON")
     args = ap.parse_args(argv)
-    workload = load_workload(args.trace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WorkloadWarning)  # the drops are printed below
+        workload = load_workload(args.trace)
     rows = []
     print(
-        f"trace {args.trace}: {len(workload)} jobs; 100 nodes, fcfs priority, node shape, "
-        f"policy {args.policy}"
+        f"trace {args.trace}: {len(workload)} jobs (dropped: {dict(workload.dropped)}); "
+        f"100 nodes, fcfs priority, node shape, policy {args.policy}"
     )
     for queue in args.queues.split(","):
         for prefix in (int(p) for p in args.prefixes.split(",")):
