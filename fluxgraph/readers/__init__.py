@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.limits import read_bytes
 
 __all__ = ["READERS", "load", "reader"]
 
@@ -64,12 +65,14 @@ def load(
     Raises
     ------
     ReaderError
-        If the file cannot be read or its content is malformed; the message names the file.
+        If the file cannot be read (or is larger than
+        :data:`~fluxgraph.limits.MAX_INPUT_BYTES`) or its content is malformed; the message
+        names the file.
     """
     unpack = reader(fmt)
     path = Path(source)
     try:
-        text = path.read_text()
+        text = read_bytes(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise ReaderError(f"{path}: cannot read: {err}") from err
     graph = ResourceGraph()

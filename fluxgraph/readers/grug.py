@@ -25,12 +25,26 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from math import prod
 
+from fluxgraph.errors import ReaderError
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.readers.grug_recipe import Recipe, RecipeEdge, RecipeVertex, parse_recipe
+from fluxgraph.readers.grug_recipe import (
+    GRUG_ERROR,
+    Recipe,
+    RecipeEdge,
+    RecipeVertex,
+    parse_recipe,
+)
 
-__all__ = ["generate", "path_prefix", "unpack"]
+__all__ = ["MAX_ASSOCIATE_PAIRS", "MAX_GENERATED_VERTICES", "generate", "path_prefix", "unpack"]
 
 _MASK32 = 0xFFFFFFFF
+
+#: Most vertices one recipe may generate: a few lines of GraphML can ask for 10^12 (each level
+#: multiplies). The largest machine the reference's tests generate has 355,197.
+MAX_GENERATED_VERTICES = 2_000_000
+#: Most (source, candidate) pairs the ASSOCIATE edges of one recipe may examine (each may add
+#: an edge).
+MAX_ASSOCIATE_PAIRS = 2_000_000
 
 
 def path_prefix(path: str, uplvl: int) -> str:
@@ -73,12 +87,22 @@ def _gc_paused() -> Iterator[None]:
 class _Emitter:
     """State of one generation walk (the reference's ``dfs_emitter_t``)."""
 
-    def __init__(self, graph: ResourceGraph, recipe: Recipe) -> None:
+    def __init__(self, graph: ResourceGraph, recipe: Recipe, source: str = "<string>") -> None:
         self.graph = graph
         self.recipe = recipe
+        self.source = source
         self.gen: list[list[int]] = [[] for _ in recipe.vertices]
         self.scales: deque[int] = deque()
         self.node_rank = -1
+        self.vertex_budget = MAX_GENERATED_VERTICES
+        self.pair_budget = MAX_ASSOCIATE_PAIRS
+
+    def fail(self, edge: RecipeEdge, problem: str) -> ReaderError:
+        vertices = self.recipe.vertices
+        where = f"edge {vertices[edge.source].key!r} -> {vertices[edge.target].key!r}"
+        return ReaderError(
+            f"{self.source}: {where}: {problem}", reference_message=f"{GRUG_ERROR}{problem}"
+        )
 
     def run(self) -> None:
         out_edges = self.recipe.out_edges
@@ -159,9 +183,18 @@ class _Emitter:
         size = rv.size & _MASK32
         sub, esub = rv.subsystem, edge.e_subsystem
         is_node = vtype == "node"
+        self.vertex_budget -= scale * len(sources)
+        if self.vertex_budget < 0:
+            raise self.fail(
+                edge, f"the recipe generates more than {MAX_GENERATED_VERTICES} vertices"
+            )
         start, stride, scope = edge.id_start, edge.id_stride, edge.id_scope
         if scope > 0:
-            wrap = prod(list(self.scales)[: min(scope, len(self.scales))])
+            # C++ ``j % wrap`` with j >= 0 is j mod |wrap|; a zero multi_scale above makes the
+            # reference divide by zero (SIGFPE), so the recipe is refused instead.
+            wrap = abs(prod(list(self.scales)[: min(scope, len(self.scales))]))
+            if wrap == 0:
+                raise self.fail(edge, "id_scope spans a multi_scale of 0 (division by zero)")
             block = scale * stride
         for j, src in enumerate(sources):
             prefix = self.path_of(src, sub)
@@ -202,8 +235,16 @@ class _Emitter:
         tgt_up, src_up = edge.as_tgt_uplvl, edge.as_src_uplvl
         names = graph.names
         path_of = self.path_of
+        if not sources:
+            return
+        # (the reference's by_type[type] creates the key only when some source looks it up)
+        candidates = graph.by_type.setdefault(rv.type, [])  # associating adds no vertex
+        self.pair_budget -= len(sources) * len(candidates)
+        if self.pair_budget < 0:
+            raise self.fail(
+                edge, f"ASSOCIATE edges examine more than {MAX_ASSOCIATE_PAIRS} vertex pairs"
+            )
         for src in sources:
-            candidates = graph.by_type.setdefault(rv.type, [])
             for v in candidates:
                 if by_path and path_prefix(path_of(v, key), tgt_up) != path_prefix(
                     path_of(src, key), src_up
@@ -226,21 +267,35 @@ class _Emitter:
         return path
 
 
-def generate(graph: ResourceGraph, recipe: Recipe) -> None:
+def generate(graph: ResourceGraph, recipe: Recipe, source: str = "<string>") -> None:
     """Add the resources that ``recipe`` describes to ``graph``.
 
     The recipe's types and subsystems are interned first, in the order the parser met them.
-    Generation cannot fail: non-tree recipe edges and unknown generation methods make nothing.
+    Non-tree recipe edges and unknown generation methods make nothing.
 
     Runtime complexity: O(generated vertices + edges), plus O(sources x vertices of the target
-    type) per ASSOCIATE edge.
+    type) per ASSOCIATE edge; both are bounded (:data:`MAX_GENERATED_VERTICES`,
+    :data:`MAX_ASSOCIATE_PAIRS`).
+
+    Raises
+    ------
+    ReaderError
+        When the recipe would exceed a bound, or an ``id_scope`` spans a ``multi_scale`` of 0
+        (the reference divides by zero there). A graph that was empty is then empty again; one
+        that was not keeps what was generated before the failing edge.
     """
+    was_empty = graph.num_vertices == 0 and graph.num_edges == 0 and not graph.roots
     for name in recipe.types:
         graph.type_names.intern(name)
     for name in recipe.subsystems:
         graph.subsystem_names.intern(name)
-    with _gc_paused():
-        _Emitter(graph, recipe).run()
+    try:
+        with _gc_paused():
+            _Emitter(graph, recipe, source).run()
+    except ReaderError:
+        if was_empty:
+            graph.__init__()  # type: ignore[misc]  # back to the empty graph the caller gave
+        raise
 
 
 def unpack(
@@ -259,8 +314,8 @@ def unpack(
     Raises
     ------
     ReaderError
-        If the recipe is malformed (the graph is then unchanged); ``reference_message`` is
-        ``"error in reading grug string; "``.
+        If the recipe is malformed (the graph is then unchanged) or too large (see
+        :func:`generate`); ``reference_message`` starts with ``"error in reading grug string; "``.
 
     Examples
     --------
@@ -288,4 +343,4 @@ def unpack(
     >>> g.names, g.ranks, [p["containment"] for p in g.paths]
     (['c0', 'n0', 'n1'], [-1, 0, 1], ['/c0', '/c0/n0', '/c0/n1'])
     """
-    generate(graph, parse_recipe(text, source=source))
+    generate(graph, parse_recipe(text, source=source), source)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from fluxgraph.errors import ReaderError
+from fluxgraph.limits import parse_digits
 from fluxgraph.readers._xml import parse_xml
 
 __all__ = [
@@ -207,10 +208,12 @@ class _Parser:
         )
 
     def collect_graphs(self, graph: ET.Element, out: list[ET.Element]) -> None:
-        out.append(graph)
-        for child in graph:
-            if _local(child.tag) == "graph":
-                self.collect_graphs(child, out)
+        """Append ``graph`` and the ``<graph>`` elements nested in it, in document preorder."""
+        stack = [graph]
+        while stack:
+            g = stack.pop()
+            out.append(g)
+            stack.extend(reversed([c for c in g if _local(c.tag) == "graph"]))
 
     def declare(self, elem: ET.Element) -> None:
         key_id = self.required(elem, "id")
@@ -325,11 +328,13 @@ class _Parser:
             return 0
         if not _INTEGER.fullmatch(text):
             raise self.fail(where, f"{name} value {text!r} is not an integer")
-        value = int(text)
         bound = _INT_BOUNDS[kind]
-        if not -bound <= value < bound:
-            raise self.fail(where, f"{name} value {text!r} is out of range for {kind}")
-        return value
+        negative = text[0] == "-"
+        magnitude = parse_digits(text.lstrip("+-"), bound)
+        if magnitude is None or (magnitude == bound and not negative):
+            shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+            raise self.fail(where, f"{name} value {shown!r} is out of range for {kind}")
+        return -magnitude if negative else magnitude
 
 
 def parse_recipe(text: str | bytes, *, source: str = "<string>") -> Recipe:

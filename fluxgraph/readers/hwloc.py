@@ -36,6 +36,7 @@ from typing import Any
 from fluxgraph import hostlist
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
+from fluxgraph.limits import parse_digits
 from fluxgraph.readers._xml import parse_xml
 
 __all__ = ["allowlist_from_cli", "parse_allowlist", "unpack"]
@@ -70,6 +71,10 @@ _TYPE_NAMES = {
 }
 _OSDEV_BLOCK, _OSDEV_GPU, _OSDEV_DMA, _OSDEV_COPROC = 0, 1, 4, 5
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+topology\s+SYSTEM\s+\"[^\"<>\[\]]*\"\s*>")
+_INT_MAX = 2**31 - 1
+_UINT64_MAX = 2**64 - 1
+#: Longest cpuset/nodeset accepted, in 32-bit words (libhwloc itself handles 2^16 PUs).
+_MAX_BITMAP_WORDS = 4096
 _GPU_NAME = re.compile(r"(?:cuda|rsmi)([0-9]+)|opencl[0-9]+d([0-9]+)")
 _CLUSTER_PATH = "/cluster0"
 
@@ -164,9 +169,15 @@ class _Obj:
 
 
 def _bitmap(text: str) -> int:
-    """An hwloc bitmap string (``0x0000ffff,,0xff`` words, most significant first)."""
+    """An hwloc bitmap string (``0x0000ffff,,0xff`` words, most significant first).
+
+    At most :data:`_MAX_BITMAP_WORDS` words (ValueError beyond): each word shifts the value.
+    """
+    words = text.split(",")
+    if len(words) > _MAX_BITMAP_WORDS:
+        raise ValueError(f"bitmap of more than {_MAX_BITMAP_WORDS} words")
     value = 0
-    for word in text.split(","):
+    for word in words:
         word = word.strip()
         bits = 0xFFFFFFFF if word == "0xf...f" else int(word, 16) if word else 0
         value = (value << 32) | bits
@@ -421,13 +432,26 @@ def _vertex_of(obj: _Obj, source: str, walk_error: str) -> tuple[Any, ...] | Non
         obj.osdev_type == _OSDEV_GPU and obj.name.startswith("rsmi")
     ):
         m = _GPU_NAME.fullmatch(obj.name)
-        gid = int(m.group(1) or m.group(2)) if m else logical
+        gid = logical
+        if m:
+            gid = parse_digits(m.group(1) or m.group(2), _INT_MAX)
+            if gid is None:  # std::stoi throws out_of_range
+                raise ReaderError(
+                    f"{source}: GPU {obj.name[:64]!r}: the id does not fit an int",
+                    reference_message=walk_error,
+                )
         return ("gpu", "gpu", f"gpu{gid}", gid, 1, None)
     if obj.osdev_type == _OSDEV_BLOCK and "Size" in obj.infos:
         size_kb = obj.infos["Size"]
         if not (size_kb.isascii() and size_kb.isdigit()):
             raise ReaderError(
-                f"{source}: block device {obj.name!r} has a non-integer Size {size_kb!r}",
+                f"{source}: block device {obj.name!r} has a non-integer Size {size_kb[:64]!r}",
+                reference_message=walk_error,
+            )
+        size = parse_digits(size_kb, _UINT64_MAX)
+        if size is None:
+            raise ReaderError(
+                f"{source}: block device {obj.name!r} has a Size beyond 64 bits",
                 reference_message=walk_error,
             )
         props = {"LinuxDeviceID": obj.infos.get("LinuxDeviceID", "-1")}
@@ -436,7 +460,7 @@ def _vertex_of(obj: _Obj, source: str, walk_error: str) -> tuple[Any, ...] | Non
             "storage",
             f"storage{logical}",
             logical,
-            int(size_kb) // 1_000_000,
+            size // 1_000_000,
             props,
         )
     return None

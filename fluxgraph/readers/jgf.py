@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
+from fluxgraph.limits import parse_digits
 
 __all__ = ["JgfNode", "from_jgf", "graph_body", "load_document", "loads", "parse_node", "unpack"]
 
@@ -196,8 +197,8 @@ def parse_node(raw: Any, index: int = 0, source: str = "<string>") -> JgfNode:
         uniq_id = meta["uniq_id"]
     else:
         m = _STOLL_PREFIX.match(key)
-        uniq_id = int(m.group(1)) if m else None
-        if uniq_id is None or not _INT64_MIN <= uniq_id <= _INT64_MAX:
+        uniq_id = _int64_or_none(m.group(1)) if m else None
+        if uniq_id is None:
             raise _error(
                 source,
                 f"node #{index} (id {key!r})",
@@ -212,8 +213,8 @@ def parse_node(raw: Any, index: int = 0, source: str = "<string>") -> JgfNode:
         if vtype == "node" and "name" in meta:
             m = _TRAILING_DIGITS.search(meta["name"])
             if m:
-                vid = int(m.group())
-                if vid > _INT64_MAX:
+                vid = parse_digits(m.group(), _INT64_MAX)
+                if vid is None:
                     raise _error(
                         source,
                         f"node #{index} (id {key!r})",
@@ -240,11 +241,21 @@ def parse_node(raw: Any, index: int = 0, source: str = "<string>") -> JgfNode:
 # -- JSON text ------------------------------------------------------------------------------------
 
 
+def _int64_or_none(text: str) -> int | None:
+    """The int64 value of ``[+-]digits``, or ``None`` when out of range (any length)."""
+    negative = text[:1] == "-"
+    magnitude = parse_digits(text.lstrip("+-"), -_INT64_MIN if negative else _INT64_MAX)
+    if magnitude is None:
+        return None
+    return -magnitude if negative else magnitude
+
+
 def _int64(text: str) -> int:
-    value = int(text)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        kind = "negative " if value < 0 else ""
-        raise ValueError(f"too big {kind}integer near '{text}'")
+    value = _int64_or_none(text)
+    if value is None:
+        kind = "negative " if text[:1] == "-" else ""
+        shown = text if len(text) <= 64 else text[:64]
+        raise ValueError(f"too big {kind}integer near '{shown}'")
     return value
 
 

@@ -451,7 +451,7 @@ ERRORS = [
             info=HOST, body='<object type="Group" cpuset="0x1">' * 5000 + "</object>" * 5000
         ),
         LOAD,
-        "recursion",
+        "nested deeper than 256",
     ),
     (
         MACHINE.format(info='<info name="HostName" value="n99999999999999999999"/>', body=PU),
