@@ -20,6 +20,7 @@ from typing import Any
 
 from fluxgraph.errors import MatchError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.graph.depth import MAX_GRAPH_DEPTH, graph_depth
 from fluxgraph.jobspec import load as load_jobspec
 from fluxgraph.policies import MatchPolicy, create_policy
 from fluxgraph.traverser import elastic as _elastic
@@ -127,8 +128,9 @@ class Matcher:
     Raises
     ------
     MatchError
-        ``can't create matcher`` (bad policy), ``can't set pruning filters`` or
-        ``can't initialize traverser`` (a subsystem without a root).
+        ``can't create matcher`` (bad policy), an empty ``subsystems``, ``can't set pruning
+        filters`` or ``can't initialize traverser`` (a subsystem without a root, or a graph
+        deeper than :data:`~fluxgraph.graph.depth.MAX_GRAPH_DEPTH`).
     """
 
     def __init__(
@@ -153,6 +155,13 @@ class Matcher:
             raise MatchError(f"unsupported traverser {traverser!r}", errno=EINVAL)
         self.graph = graph
         self.subsystems = list(dict.fromkeys(subsystems))
+        if not self.subsystems:
+            raise MatchError("no subsystem given (the first one is the dominant)", errno=EINVAL)
+        if graph_depth(graph, self.subsystems) > MAX_GRAPH_DEPTH:
+            raise MatchError(
+                f"can't initialize traverser: the graph is deeper than {MAX_GRAPH_DEPTH} levels",
+                errno=EINVAL,
+            )
         types = graph.type_names
         pruning = PruningConfig(types.order)
         if prune:

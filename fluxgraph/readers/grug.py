@@ -27,6 +27,7 @@ from math import prod
 
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.graph.depth import MAX_GRAPH_DEPTH
 from fluxgraph.readers.grug_recipe import (
     GRUG_ERROR,
     Recipe,
@@ -119,6 +120,10 @@ class _Emitter:
                     t = edges[e].target
                     if not visited[t]:
                         visited[t] = True
+                        if len(stack) >= MAX_GRAPH_DEPTH:
+                            raise self.fail(
+                                edges[e], f"the recipe is deeper than {MAX_GRAPH_DEPTH} levels"
+                            )
                         self.tree_edge(edges[e])
                         stack.append(iter(out_edges[t]))
                         break

@@ -36,6 +36,7 @@ from typing import Any
 from fluxgraph import hostlist
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
+from fluxgraph.graph.depth import MAX_GRAPH_DEPTH
 from fluxgraph.limits import parse_digits
 from fluxgraph.readers._xml import parse_xml
 
@@ -526,11 +527,17 @@ def unpack(
     # Plan every vertex first: (parent plan index or -1 for cluster0, fields, path).
     plan: list[tuple[int, tuple[Any, ...], int, str]] = []
     next_rank = 0
-    stack: list[tuple[_Obj, int, str]] = [(topology.root, -1, _CLUSTER_PATH)]
+    stack: list[tuple[_Obj, int, str, int]] = [(topology.root, -1, _CLUSTER_PATH, 1)]
     while stack:
-        obj, parent_at, parent_path = stack.pop()
+        obj, parent_at, parent_path, depth = stack.pop()
         fields = _vertex_of(obj, source, walk_error)
         if fields is not None and _allowed(fields[0], fields[1], allowlist):
+            depth += 1
+            if depth > MAX_GRAPH_DEPTH:
+                raise ReaderError(
+                    f"{source}: the topology is deeper than {MAX_GRAPH_DEPTH} levels",
+                    reference_message=walk_error,
+                )
             vrank = -1
             if fields[0] == "node":
                 vrank = rank if rank != -1 else next_rank
@@ -539,7 +546,7 @@ def unpack(
             plan.append((parent_at, fields, vrank, parent_path))
             parent_at = len(plan) - 1
         below = obj.children + obj.memory + obj.io + obj.misc
-        stack.extend((child, parent_at, parent_path) for child in reversed(below))
+        stack.extend((child, parent_at, parent_path, depth) for child in reversed(below))
 
     add_vertex, add_edge = graph.add_vertex, graph.add_edge
     cluster = add_vertex("cluster", "cluster", 0, paths={CONTAINMENT: _CLUSTER_PATH})

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
+from fluxgraph.graph.depth import MAX_GRAPH_DEPTH, walk_depth
 from fluxgraph.limits import parse_digits
 
 __all__ = ["JgfNode", "from_jgf", "graph_body", "load_document", "loads", "parse_node", "unpack"]
@@ -372,6 +373,7 @@ def load_document(graph: ResourceGraph, doc: Any, source: str = "<dict>") -> Non
     """
     plan = _Plan(graph, source)
     plan.read(doc)
+    plan.check_depth()
     plan.apply()
 
 
@@ -563,6 +565,33 @@ class _Plan:
     def _name(self, v: int) -> str:
         base = self.graph.num_vertices
         return self.graph.names[v] if v < base else self.new_nodes[v - base].name
+
+    def check_depth(self) -> None:
+        """Refuse a load after which some subsystem would be deeper than
+        :data:`~fluxgraph.graph.depth.MAX_GRAPH_DEPTH` (existing edges plus planned ones)."""
+        graph = self.graph
+        base = graph.num_vertices
+        planned: dict[str, dict[int, list[int]]] = {}
+        for src, dst, sub in self.edges:
+            planned.setdefault(sub, {}).setdefault(src, []).append(dst)
+        for sub, extra in planned.items():
+            existing = graph.children(sub) if base else []
+            roots = [r for r in (graph.roots.get(sub), self.roots.get(sub)) if r is not None]
+            targets = {d for dsts in extra.values() for d in dsts}
+            roots.extend(v for v in extra if v not in targets)  # tops of detached pieces
+
+            def kids(v: int, existing=existing, extra=extra) -> list[int]:
+                old = existing[v] if v < base else []
+                new = extra.get(v)
+                return old + new if new else old
+
+            if walk_depth(roots, kids) > MAX_GRAPH_DEPTH:
+                raise _error(
+                    self.source,
+                    f"subsystem {sub!r}",
+                    f"the graph would be deeper than {MAX_GRAPH_DEPTH} levels",
+                    f"unpack_edge: graph deeper than {MAX_GRAPH_DEPTH} levels.\n",
+                )
 
     def apply(self) -> None:
         graph = self.graph

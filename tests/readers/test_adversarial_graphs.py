@@ -11,8 +11,10 @@ import time
 
 import pytest
 
-from fluxgraph.errors import ReaderError
+from fluxgraph.errors import MatchError, ReaderError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.graph.depth import MAX_GRAPH_DEPTH
+from fluxgraph.matcher import Matcher
 from fluxgraph.readers import grug, hwloc, jgf, load
 from fluxgraph.readers._xml import MAX_XML_DEPTH, parse_xml
 from fluxgraph.readers.grug import MAX_GENERATED_VERTICES
@@ -136,14 +138,12 @@ def test_cyclic_recipes_generate_along_the_dfs_tree_only():
     assert g.num_vertices == 1 + 2 + 4
 
 
-def test_long_recipe_chains_are_walked_iteratively():
+def test_long_recipe_chains_are_refused_without_recursion():
     n = 3000
     body = node("v0", "cluster", root=True)
     body += "".join(node(f"v{i}", f"t{i}") for i in range(1, n))
     body += "".join(edge(f"v{i}", f"v{i + 1}") for i in range(n - 1))
-    g = ResourceGraph()
-    grug.unpack(g, recipe(body))
-    assert g.num_vertices == n
+    assert "deeper than" in str(_fails(grug.unpack, recipe(body)))
 
 
 @pytest.mark.parametrize(("levels", "scale"), [(3, 1500), (6, 2**31 - 1), (2, 10**9)])
@@ -264,3 +264,102 @@ def test_hwloc_huge_bitmaps_and_attributes():
     assert _fails(hwloc.unpack, text).reference_message == "Error hwloc load: rank -1; "
     text = MACHINE.format(io='<object type="L2Cache" cache_size="' + "9" * 5000 + '"/>')
     assert _fails(hwloc.unpack, text).reference_message == "Error hwloc load: rank -1; "
+
+
+# -- depth ---------------------------------------------------------------------------------------
+
+
+def _chain_graph(depth: int) -> ResourceGraph:
+    g = ResourceGraph()
+    prev = g.add_vertex("cluster", "c", 0, paths={"containment": "/c0"})
+    g.set_root("containment", prev)
+    path = "/c0"
+    for i in range(1, depth):
+        path += f"/t{i}"
+        v = g.add_vertex(f"t{i}", f"t{i}", 0, paths={"containment": path}, name=f"t{i}")
+        g.add_edge(prev, v, "containment")
+        prev = v
+    return g
+
+
+def test_grug_recipes_deeper_than_the_traverser_can_walk_are_refused():
+    n = MAX_GRAPH_DEPTH + 1
+    body = node("v0", "cluster", root=True)
+    body += "".join(node(f"v{i}", f"t{i}") for i in range(1, n))
+    body += "".join(edge(f"v{i}", f"v{i + 1}") for i in range(n - 1))
+    assert "deeper than" in str(_fails(grug.unpack, recipe(body)))
+    body = node("v0", "cluster", root=True)
+    body += "".join(node(f"v{i}", f"t{i}") for i in range(1, n - 1))
+    body += "".join(edge(f"v{i}", f"v{i + 1}") for i in range(n - 2))
+    g = ResourceGraph()
+    grug.unpack(g, recipe(body))
+    Matcher(g, policy="high").cancel  # noqa: B018  (a matcher can be built on it)
+
+
+def test_jgf_documents_deeper_than_the_limit_are_refused():
+    from fluxgraph.writers.jgf import to_jgf
+
+    doc = json.dumps(to_jgf(_chain_graph(MAX_GRAPH_DEPTH + 1)))
+    err = _fails(jgf.unpack, doc)
+    assert "deeper than" in str(err)
+    g = ResourceGraph()
+    jgf.unpack(g, json.dumps(to_jgf(_chain_graph(MAX_GRAPH_DEPTH))))
+    assert g.num_vertices == MAX_GRAPH_DEPTH
+
+
+def test_attach_may_not_make_the_graph_too_deep():
+    from fluxgraph.writers.jgf import to_jgf
+
+    base = _chain_graph(MAX_GRAPH_DEPTH - 1)
+    m = Matcher(base, policy="high")
+    leaf = base.num_vertices - 1
+    leaf_path = base.paths[leaf]["containment"]
+    extra = {
+        "graph": {
+            "nodes": [
+                {
+                    "id": str(base.uniq_ids[leaf]),
+                    "metadata": {
+                        "type": base.types[leaf],
+                        "name": base.names[leaf],
+                        "id": 0,
+                        "paths": {"containment": leaf_path},
+                    },
+                },
+                {
+                    "id": "9001",
+                    "metadata": {"type": "x", "id": 1, "paths": {"containment": leaf_path + "/x1"}},
+                },
+                {
+                    "id": "9002",
+                    "metadata": {
+                        "type": "x",
+                        "id": 2,
+                        "paths": {"containment": leaf_path + "/x1/x2"},
+                    },
+                },
+            ],
+            "edges": [
+                {"source": str(base.uniq_ids[leaf]), "target": "9001"},
+                {"source": "9001", "target": "9002"},
+            ],
+        }
+    }
+    before = (base.num_vertices, base.num_edges)
+    with pytest.raises(ReaderError, match="deeper than"):
+        m.attach(json.dumps(extra))
+    assert (base.num_vertices, base.num_edges) == before
+    del extra["graph"]["nodes"][2], extra["graph"]["edges"][1]
+    m.attach(json.dumps(extra))
+    assert base.num_vertices == before[0] + 1
+    assert to_jgf  # the writer round trip above used it
+
+
+def test_a_hand_built_graph_deeper_than_the_limit_gets_no_matcher():
+    with pytest.raises(MatchError, match="deeper than"):
+        Matcher(_chain_graph(MAX_GRAPH_DEPTH + 1))
+
+
+def test_a_matcher_needs_a_subsystem():
+    with pytest.raises(MatchError, match="no subsystem"):
+        Matcher(_chain_graph(3), subsystems=[])

@@ -1,0 +1,72 @@
+"""How deep a resource graph is, and the deepest one fluxgraph accepts.
+
+The traverser's walks (selection, update, cancel, find, status) recurse once per level of the
+dominant subsystem, a few Python frames a level, so a graph must not be deeper than
+:data:`MAX_GRAPH_DEPTH` levels. Real machines use fewer than 20 (cluster, rack, node, socket,
+NUMA groups, caches, core, PU). The readers refuse deeper documents before they change the graph
+and the :class:`~fluxgraph.matcher.Matcher` refuses a deeper hand-built graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+__all__ = ["MAX_GRAPH_DEPTH", "graph_depth", "walk_depth"]
+
+#: Deepest graph accepted, in vertices on the longest root-to-leaf path.
+MAX_GRAPH_DEPTH = 128
+
+
+def walk_depth(
+    roots: Iterable[int], children: Callable[[int], Iterable[int]], limit: int = MAX_GRAPH_DEPTH
+) -> int:
+    """The largest stack a depth-first walk from ``roots`` reaches (a root is at depth 1).
+
+    The walk is iterative and visits each vertex once (as the traverser does, by colour); it
+    stops as soon as the depth exceeds ``limit`` and then returns ``limit + 1``.
+
+    Examples
+    --------
+    >>> chain = {0: [1], 1: [2], 2: [], 3: [0]}
+    >>> walk_depth([0], chain.__getitem__), walk_depth([3], chain.__getitem__, limit=2)
+    (3, 3)
+    """
+    seen: set[int] = set()
+    deepest = 0
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [iter(children(root))]
+        deepest = max(deepest, 1)
+        while stack:
+            for v in stack[-1]:
+                if v not in seen:
+                    seen.add(v)
+                    stack.append(iter(children(v)))
+                    if len(stack) > deepest:
+                        deepest = len(stack)
+                        if deepest > limit:
+                            return limit + 1
+                    break
+            else:
+                stack.pop()
+    return deepest
+
+
+def graph_depth(
+    graph, subsystems: Sequence[str] | None = None, limit: int = MAX_GRAPH_DEPTH
+) -> int:
+    """The depth of ``graph`` below its roots in ``subsystems`` (default: every root).
+
+    Runtime complexity: O(V + E), stopping early once ``limit`` is exceeded.
+    """
+    depth = 0
+    for sub, root in graph.roots.items():
+        if subsystems is not None and sub not in subsystems:
+            continue
+        kids = graph.children(sub)
+        depth = max(depth, walk_depth([root], kids.__getitem__, limit))
+        if depth > limit:
+            break
+    return depth
