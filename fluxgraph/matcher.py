@@ -190,11 +190,16 @@ class Matcher:
         tr = self.traverser
         if op not in OPS:
             return MatchOutcome(-1, EINVAL, now, 0, f"unknown match operation {op!r}", 0, 0)
+        requests = build_requests(jobspec.resources)
         try:
             duration = job_duration(jobspec.duration)
         except MatchError as err:
+            if requests:
+                # Quirk 10: the reference primes the request (adding the types of its
+                # ``exclusive: true`` resources to the exclusive types) before it checks the
+                # duration, and does not restore the set on this error path.
+                tr.prime(requests, {})
             return MatchOutcome(-1, err.errno or EINVAL, now, 0, "", 0, 0)
-        requests = build_requests(jobspec.resources)
         rc, at, duration = tr.run(
             requests,
             op,
