@@ -9,21 +9,24 @@ first invalid one stops the parse with the reference's message.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from errno import EFBIG
 from typing import TextIO
 
 from fluxgraph.errors import MatchError, QueryError, ReaderError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.limits import parse_digits, read_text
 from fluxgraph.matcher import SUBSYSTEM_SETS, Matcher
 from fluxgraph.policies import create_policy
 from fluxgraph.query.commands import dispatch
 from fluxgraph.query.fmt import fmt_g
-from fluxgraph.query.repl import PROMPT, Session, control_loop
+from fluxgraph.query.repl import PROMPT, OutputError, Session, control_loop
 from fluxgraph.readers import READERS, reader
 from fluxgraph.writers import write_dot, write_graphml
 from fluxgraph.writers.match import MATCH_FORMATS
@@ -102,7 +105,8 @@ def _atoi(text: str) -> int:
         sign = -1 if s[0] == "-" else 1
         s = s[1:]
     digits = len(s) - len(s.lstrip("0123456789"))
-    return sign * int(s[:digits]) if digits else 0
+    value = parse_digits(s[:digits], 2**63)  # None: out of any range (the caller warns)
+    return sign * (2**63 if value is None else value)
 
 
 def _apply(opts: Options, short: str, arg: str, warn: Callable[[str], None]) -> Options:
@@ -443,9 +447,13 @@ def _build(opts: Options, stderr: TextIO) -> tuple[Matcher, float] | int:
             stderr, "resource_query_t", f"unknown traverser policy {opts.traverser!r}"
         )
     try:
-        with open(opts.load_file, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
-    except OSError:
+        text = read_text(opts.load_file)
+    except OSError as err:
+        if err.errno == EFBIG:
+            message = f"can't read {opts.load_file}: {err.strerror}"
+            return _runtime_error(
+                stderr, "resource_query_t", message + "\nERROR: error generating resources"
+            )
         text = ""
     allow = frozenset(item for item in opts.load_allowlist.split(",") if item)
     graph = ResourceGraph()
@@ -512,9 +520,9 @@ def main(
 
     Streams default to the process streams; ``prog`` (getopt's message prefix) to ``argv[0]``.
     """
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    stdin = stdin or _tolerant(sys.stdin)
+    stdout = stdout or _tolerant(sys.stdout)
+    stderr = stderr or _tolerant(sys.stderr)
     if argv is None:
         argv = sys.argv[1:]
     prog = prog or sys.argv[0]
@@ -537,21 +545,65 @@ def main(
     out = stdout
     if opts.test_output is not None:
         try:
-            out = open(opts.test_output, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+            # Bytes that were not UTF-8 on input come back out unchanged (surrogateescape).
+            out = open(  # noqa: SIM115 (closed below)
+                opts.test_output, "w", encoding="utf-8", errors="surrogateescape"
+            )
         except OSError as err:
             # The reference aborts (uncaught std::ios_base::failure) here.
             stderr.write(
                 f"ERROR: can't open --test-output file {opts.test_output}: {err.strerror}\n"
             )
             return 1
+    status = 0
     try:
         session = Session(
             matcher, writer, out=out, stdout=stdout, stderr=stderr, elapse=opts.elapse_time
         )
         control_loop(session, stdin, dispatch, "" if opts.disable_prompt else PROMPT)
+    except OutputError as err:
+        status = _output_failed(err, stderr)
     finally:
         if out is not stdout:
-            out.close()
+            try:
+                out.close()
+            except OSError as err:  # the last buffered text could not be written
+                if not status:
+                    status = _output_failed(OutputError(out, err), stderr)
+    if status:
+        return status
     if opts.graph_output is not None:
         return _write_graph(opts, matcher, stderr)
     return 0
+
+
+def _tolerant(stream: TextIO) -> TextIO:
+    """A process stream set to pass undecodable bytes through (``surrogateescape``), as the
+    reference's byte streams do: a command line holding them is echoed back unchanged."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="surrogateescape")
+    return stream
+
+
+def _output_failed(err: OutputError, stderr: TextIO) -> int:
+    """Report an unwritable stream (``ERROR: can't write to <name>: <reason>``); exit status 1."""
+    try:
+        stderr.write(f"ERROR: {err}\n")
+        stderr.flush()
+    except (OSError, ValueError):
+        _drop(stderr)
+    _drop(err.stream)
+    return 1
+
+
+def _drop(stream: TextIO) -> None:
+    """Point the process's stdout or stderr at ``/dev/null``: the text it could not write is
+    then discarded by the interpreter's final flush instead of failing there again."""
+    if stream is not sys.stdout and stream is not sys.stderr:
+        return
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from errno import EBUSY, EINVAL, ENODEV, ENOENT, ENOTTY
+from errno import EBUSY, EFBIG, EINVAL, ENODEV, ENOENT, ENOTTY
 
 from fluxgraph.errors import FluxgraphError, JobspecError, MatchError
 from fluxgraph.graph import STATUS_UP
+from fluxgraph.limits import MAX_INPUT_BYTES, MAX_JOBSPEC_BYTES, parse_digits, read_text
 from fluxgraph.query.fmt import fmt_f, fmt_g
-from fluxgraph.query.repl import BANNER, JobRecord, Session
+from fluxgraph.query.repl import BANNER, JobRecord, OutputError, Session
 from fluxgraph.query.session_ops import (
     attach,
     cancel,
@@ -70,7 +71,8 @@ def strtoll(text: str) -> int:
     if s[:1] in ("+", "-"):
         s = s[1:]
     digits = len(s) - len(s.lstrip("0123456789"))
-    value = sign * int(s[:digits]) if digits else 0
+    magnitude = parse_digits(s[:digits], 2**63)  # None: beyond any int64, clamped below
+    value = sign * (2**63 if magnitude is None else magnitude)
     return min(max(value, _INT64[0]), _INT64[1])
 
 
@@ -81,8 +83,8 @@ def _strtoull(text: str) -> int:
     if s[:1] in ("+", "-"):
         s = s[1:]
     digits = len(s) - len(s.lstrip("0123456789"))
-    value = int(s[:digits]) if digits else 0
-    value = min(value, 2**64 - 1)
+    value = parse_digits(s[:digits], 2**64 - 1)
+    value = 2**64 - 1 if value is None else value
     return (sign * value) % 2**64
 
 
@@ -91,13 +93,17 @@ def _malformed(s: Session, suffix: str = "") -> int:
     return 0
 
 
-def _read(s: Session, path: str) -> str | None:
-    """The file's text, or ``None`` after printing ``ERROR: can't open <path>``."""
+def _read(s: Session, path: str, limit: int | None = None) -> str | None:
+    """The file's text, or ``None`` after printing ``ERROR: can't open <path>`` (or, for a file
+    larger than ``limit`` bytes (default :data:`~fluxgraph.limits.MAX_INPUT_BYTES`),
+    ``ERROR: can't read <path>: File too large ...``)."""
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
-    except OSError:
-        s.stderr_lines(f"ERROR: can't open {path}")
+        return read_text(path, MAX_INPUT_BYTES if limit is None else limit)
+    except OSError as err:
+        if err.errno == EFBIG:
+            s.stderr_lines(f"ERROR: can't read {path}: {err.strerror}")
+        else:
+            s.stderr_lines(f"ERROR: can't open {path}")
         return None
 
 
@@ -153,7 +159,7 @@ def _load_jobspec(s: Session, path: str):
 
 def _match_one(s: Session, op: str, path: str) -> int:
     """``match <op> <path>``; returns the match's rc (an unreadable file is not an error)."""
-    if _read(s, path) is None:
+    if _read(s, path, MAX_JOBSPEC_BYTES) is None:
         return 0
     job_id = s.counter
     start = s.clock()
@@ -517,9 +523,11 @@ def cmd_cat(s: Session, args: list[str]) -> int:
         return _malformed(s)
     path = args[1]
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
-    except OSError:
+        text = read_text(path)
+    except OSError as err:
+        if err.errno == EFBIG:
+            s.stderr_lines(f"ERROR: can't read {path}: {err.strerror}")
+            return 0
         text = ""
     lines = text.split("\n")
     if lines[-1] == "":
@@ -643,13 +651,16 @@ def dispatch(s: Session, tokens: list[str]) -> int:
     """Run the command named by ``tokens[0]`` (full name or abbreviation, first row wins).
 
     Unknown commands are ignored silently, as in the reference. A command that raises a
-    :class:`~fluxgraph.errors.FluxgraphError` reports it on stderr and the session goes on.
+    :class:`~fluxgraph.errors.FluxgraphError` reports it on stderr and the session goes on,
+    except for :class:`~fluxgraph.query.repl.OutputError` (an unwritable stream), raised on.
     """
     word = tokens[0]
     for command in COMMANDS:
         if word == command.name or word == command.abbr:
             try:
                 return command.function(s, tokens)
+            except OutputError:
+                raise  # the session cannot go on: cli.main reports it
             except FluxgraphError as exc:
                 s.stderr_lines(f"ERROR: {command.name}: {exc}")
                 return 0

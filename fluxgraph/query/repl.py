@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-__all__ = ["JobRecord", "Session", "control_loop", "split_command"]
+from fluxgraph.errors import QueryError
+
+__all__ = ["JobRecord", "OutputError", "Session", "control_loop", "split_command"]
 
 #: The banner line of every ``INFO:`` block.
 BANNER = "INFO: " + "=" * 29
@@ -18,6 +20,25 @@ PROMPT = "resource-query> "
 
 # C++ ``operator>>`` splits on the C locale's whitespace only.
 _BLANKS = re.compile(r"[ \t\n\v\f\r]+")
+
+
+class OutputError(QueryError):
+    """A session stream could not be written (a full disk, a closed pipe): the session ends.
+
+    ``stream`` is the stream that failed; ``str(err)`` is ``can't write to <name>: <reason>``.
+    """
+
+    def __init__(self, stream: TextIO, err: OSError) -> None:
+        name = getattr(stream, "name", None)
+        if isinstance(name, int):  # a stream opened on a file descriptor
+            name = {1: "stdout", 2: "stderr"}.get(name, f"file descriptor {name}")
+        elif not isinstance(name, str) or not name:
+            name = "output"
+        elif name.startswith("<") and name.endswith(">"):  # <stdout>
+            name = name[1:-1]
+        reason = err.strerror or str(err)
+        super().__init__(f"can't write to {name}: {reason}", errno=err.errno)
+        self.stream = stream
 
 
 def split_command(line: str) -> list[str]:
@@ -105,8 +126,11 @@ class Session:
     # other streams (``2>&1``, or stderr appended to the ``-t`` file) matches the reference.
     def _write(self, stream: TextIO, text: str) -> None:
         if text:
-            stream.write(text)
-            stream.flush()
+            try:
+                stream.write(text)
+                stream.flush()
+            except OSError as err:
+                raise OutputError(stream, err) from err
 
     def to_out(self, text: str) -> None:
         """Write ``text`` (already newline-terminated) to the match output stream."""

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
     from fluxgraph.traverser.core import Traverser
 
-__all__ = ["Expression", "ExpressionError", "find", "parse", "parse_jobid"]
+__all__ = ["MAX_NESTING", "Expression", "ExpressionError", "find", "parse", "parse_jobid"]
 
 _F58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _U64_MAX = (1 << 64) - 1
@@ -279,6 +279,8 @@ class _Parser:
         tok = tokens[self.pos]
         self.pos += 1
         if tok == "(":
+            if depth >= MAX_NESTING:  # the parser and the evaluation recurse per level
+                raise self.fail(f"parentheses nested deeper than {MAX_NESTING} levels")
             inner = self.seq(depth + 1)
             if self.pos >= len(tokens):
                 raise self.fail("unbalanced '('")
@@ -328,6 +330,9 @@ class _Parser:
             raise self.fail(f"value {value!r} of {key!r} must be {names}") from None
 
 
+#: Deepest parenthesis nesting accepted in an expression.
+MAX_NESTING = 64
+
 _JOB_SLOTS = {
     "jobid-alloc": "allocations",
     "jobid-reserved": "reservations",
@@ -342,8 +347,9 @@ def parse(expression: str) -> Expression:
     Raises
     ------
     ExpressionError
-        For an empty expression, unbalanced parentheses, a misplaced ``and``/``or``, a term
-        that is not ``key=value``, an unknown key or an invalid value.
+        For an empty expression, unbalanced parentheses, parentheses nested deeper than
+        :data:`MAX_NESTING`, a misplaced ``and``/``or``, a term that is not ``key=value``, an
+        unknown key or an invalid value.
     """
     p = _Parser(expression)
     if not p.tokens:
