@@ -40,6 +40,7 @@ from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
 from fluxgraph.sched.records import JobRecord, SimulationResult
 from fluxgraph.sched.runtime import RunningJob, RuntimeModel, TraceRuntime
 from fluxgraph.sched.shapes import JobShape
+from fluxgraph.traverser.dfu import GRAPH_END
 from fluxgraph.workload import Job, Workload
 
 __all__ = ["Simulator", "simulate"]
@@ -230,17 +231,26 @@ class Simulator:
             self._sort_keys[key] = (self.priority(job, now), job.submit, job.id)
 
     def _check_satisfiable(self, job: Job) -> str:
-        js = self.shape.jobspec(job)
-        reason = self._satisfiable.get(js)
+        """``""`` if the machine can ever run ``job``, else the reason (cached per request)."""
+        if job.walltime < 1 or job.runtime < 1 or job.procs < 1 or job.submit < 0:
+            return (
+                f"invalid job: walltime, runtime and procs must be >= 1 and submit >= 0 "
+                f"(walltime={job.walltime}, runtime={job.runtime}, procs={job.procs}, "
+                f"submit={job.submit})"
+            )
+        if job.walltime > GRAPH_END - job.submit:
+            return f"walltime {job.walltime} s runs past the planners' horizon ({GRAPH_END} s)"
+        key = self.shape.key(job)  # satisfiability does not depend on the duration
+        reason = self._satisfiable.get(key)
         if reason is None:
-            out = self.matcher.run(js, "satisfiability", 0, None, 0)
+            out = self.matcher.run(self.shape.jobspec(job), "satisfiability", 0, None, 0)
             if out.rc == 0:
                 reason = ""
             elif out.errno == ENODEV:
                 reason = "unsatisfiable: the machine can never hold this request"
             else:
                 reason = f"invalid request (errno {out.errno})"
-            self._satisfiable[js] = reason
+            self._satisfiable[key] = reason
         return reason
 
     def _apply_retimes(self, now: int) -> None:

@@ -191,6 +191,7 @@ def test_invariants_hold_for_every_policy_priority_and_shape(jobs, queue, priori
         if r.rejected:
             assert r.reason
             continue
+        assert r.job.walltime >= 1
         assert r.start >= r.job.submit
         assert r.end - r.start == min(max(r.job.runtime, 1), r.job.walltime)
         cores_busy.append((r.start, r.end, r.cores, set(r.nodes)))
