@@ -162,7 +162,7 @@ def _traces(draw):
                 i + 1,
                 draw(st.integers(0, 40)),
                 runtime,
-                runtime + draw(st.integers(-5, 20)) or 1,
+                runtime + draw(st.integers(-5, 20)),  # some <= 0: rejected
                 procs=draw(st.integers(1, 10)),
             )
         )
