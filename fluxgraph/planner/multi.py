@@ -471,14 +471,18 @@ class PlannerMulti:
 
     # -- update, reset, copy --------------------------------------------------------------------
 
-    def update(self, totals: Sequence[int], types: Sequence[str]) -> None:
+    def update(self, totals: Sequence[int], types: Sequence[str], *, remap: bool = False) -> None:
         """Re-shape the planner: listed types are moved to their list index with the new total.
 
         For each ``i``: an existing type is moved to index ``i`` and gets
         :meth:`Planner.update_total`; a new type gets a fresh planner (the window of
         sub-planner 0) inserted at index ``i``. Then, if ``types`` is not empty, types not
-        listed are deleted. Existing multi-spans are not re-mapped (as in the reference), so
-        reshape before adding spans.
+        listed are deleted. Existing multi-spans are not re-mapped (as in the reference), so a
+        reshape leaves their parts pointing at the wrong sub-planners; with ``remap=True`` they
+        follow their sub-planners instead (a new type holds no part of them, a deleted type
+        takes its part along), so :meth:`rem_span` and :meth:`reduce_span` still find every
+        part. The traverser re-primes its aggregates with ``remap=True`` after the graph
+        changes (docs/deviations.md).
 
         Runtime complexity: ``O(L^2)`` for ``L`` types plus :meth:`Planner.update_total` of
         each kept type.
@@ -495,11 +499,16 @@ class PlannerMulti:
         >>> m = PlannerMulti(0, 10, [4, 16], ["core", "memory"])
         >>> m.update([8, 2], ["gpu", "core"]); m.resource_types, m.resource_total_at(1)
         (('gpu', 'core'), 2)
+        >>> m = PlannerMulti(0, 10, [4], ["core"])
+        >>> mid = m.add_span(0, 5, [3])
+        >>> m.update([2, 4], ["gpu", "core"], remap=True); m.rem_span(mid); m.span_size()
+        0
         """
         if totals is None or types is None or len(totals) != len(types):
             raise PlannerInvalidError("totals and types must be sequences of the same length")
         _check_totals(totals)
         planners = self._planners
+        before = list(planners)
         base, duration = self.base_time, self.duration
         for i, (total, rtype) in enumerate(zip(totals, types, strict=True)):
             pos = next((k for k, p in enumerate(planners) if p.resource_type == rtype), None)
@@ -516,6 +525,16 @@ class PlannerMulti:
                 saved = self._iter[2]
                 for t in [t for t in saved if t not in keep]:
                     del saved[t]
+        if remap and self._spans and [id(p) for p in planners] != [id(p) for p in before]:
+            where = {id(p): i for i, p in enumerate(planners)}
+            moved = [where.get(id(p)) for p in before]
+            for mid, vec in self._spans.items():
+                new = [-1] * len(planners)
+                for i, sid in enumerate(vec):
+                    j = moved[i] if i < len(moved) else None
+                    if j is not None:
+                        new[j] = sid
+                self._spans[mid] = new
         self._reindex()
 
     def reset(self, base_time: int, duration: int) -> None:

@@ -87,7 +87,9 @@ class Traverser(Selector):
                 subplans[u] = {}
             sp = subplans[u].get(s)
             if sp is not None:
-                sp.update(totals, types)
+                # spans of running jobs must keep pointing at their types' planners when a
+                # graph change reshapes the aggregate (e.g. a removal makes a new leaf type)
+                sp.update(totals, types, remap=True)
             else:
                 subplans[u][s] = PlannerMulti(0, INT64_MAX, totals, types)
         marks[u] = base + 2
