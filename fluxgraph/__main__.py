@@ -1,6 +1,9 @@
 """``fluxgraph`` / ``python3 -m fluxgraph``: one command with subcommands.
 
 ``fluxgraph simulate``  replay a job trace on a machine (:mod:`fluxgraph.sched.cli`);
+``fluxgraph sweep``     run an experiment grid, resumable, locally or on Dask; ``sweep export``;
+``fluxgraph report``    tables and plots of a sweep; ``fluxgraph reproduce`` a paper study
+                        (:mod:`fluxgraph.experiments.cli`);
 ``fluxgraph query``     the ``resource-query``-compatible matcher (same as ``fluxgraph-query``);
 ``fluxgraph demo``      the Fluxion paper's planner example (Fig. 3/4), worked by Planner.
 
@@ -65,16 +68,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fluxgraph.query.cli import main as query_main
 
         return query_main(argv[1:], prog="fluxgraph query")
+    from fluxgraph.experiments import cli as experiments_cli
     from fluxgraph.sched import cli as simulate_cli
 
     parser = argparse.ArgumentParser(prog="fluxgraph", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     simulate_cli.add_parser(sub)
+    experiments_cli.add_parsers(sub)
     sub.add_parser("query", help="the resource-query-compatible matcher (fluxgraph-query)")
     sub.add_parser("demo", help="the Fluxion paper's planner example (Fig. 3/4)")
     args = parser.parse_args(argv)
     if args.command == "simulate":
         return simulate_cli.run(args)
+    if args.command in experiments_cli.COMMANDS:
+        return experiments_cli.run(args)
     if args.command == "demo":
         return demo()
     parser.print_help()

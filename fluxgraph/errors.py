@@ -7,6 +7,7 @@ print ``os.strerror(err.errno)`` the way the reference does.
 from __future__ import annotations
 
 __all__ = [
+    "ExperimentError",
     "FluxgraphError",
     "GraphError",
     "JobspecError",
@@ -89,3 +90,7 @@ class WorkloadError(FluxgraphError):
 
 class SimulationError(FluxgraphError):
     """Bad simulator input: unknown queue policy, priority or job shape, or a bad machine spec."""
+
+
+class ExperimentError(FluxgraphError):
+    """Bad experiment description (names the key), or a sweep that cannot run or resume."""

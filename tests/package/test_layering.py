@@ -29,8 +29,9 @@ LAYERS = {
     "sched": 7,
     "query": 7,
     "grug2dot": 7,
-    "__main__": 7,
-    "__init__": 8,
+    "experiments": 8,
+    "__main__": 9,
+    "__init__": 9,
 }
 
 

@@ -1,0 +1,197 @@
+"""Reproductions: ``fluxgraph reproduce STUDY`` = a bundled experiment + its analysis.
+
+A study is a module with ``NAME``, ``TITLE``, ``YAML`` (its bundled experiment, beside the
+module), ``results(rows)`` (the long rows of ``results.csv``) and ``analyse(rows, out, quick)``
+(a :class:`StudyReport`: tables, criteria, figures). :func:`reproduce` runs the sweep into
+``out`` (resumable, any backend), then writes ``results.csv``
+(``experiment,scheduler,parameters,metric,value``), ``report.md`` (our numbers beside the
+paper's, each row with its criterion and whether it holds) and the PNG figures.
+
+Each paper issue adds its study to :data:`STUDIES`.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from fluxgraph.errors import ExperimentError
+from fluxgraph.experiments.report import format_table
+from fluxgraph.experiments.runner import SweepResult, run_sweep
+from fluxgraph.experiments.spec import Experiment, load_experiment
+from fluxgraph.experiments.store import CellRow, ResultStore
+
+__all__ = [
+    "RESULTS_COLUMNS",
+    "STUDIES",
+    "Criterion",
+    "StudyReport",
+    "get_study",
+    "reproduce",
+    "study_experiment",
+]
+
+#: Study name -> its module.
+STUDIES = {
+    "lod": "fluxgraph.experiments.studies.lod",
+    "planner": "fluxgraph.experiments.studies.planner",
+}
+
+RESULTS_COLUMNS = ("experiment", "scheduler", "parameters", "metric", "value")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One row of a report's criteria table.
+
+    ``paper``: what the paper states (or its value); ``reference``: a reference figure when
+    there is one (e.g. the C++ Fluxion measured on this machine class); ``ours``: what we
+    measured; ``rule``: the test, stated explicitly; ``passed``: ``None`` when not evaluated.
+    """
+
+    id: str
+    paper: str
+    ours: str
+    rule: str
+    passed: bool | None
+    reference: str = ""
+
+
+@dataclass
+class StudyReport:
+    """What a study's ``analyse`` returns."""
+
+    title: str
+    criteria: list[Criterion] = field(default_factory=list)
+    tables: list[tuple[str, list[str], list[list[Any]]]] = field(default_factory=list)
+    figures: list[tuple[str, Path]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Every evaluated criterion holds."""
+        return all(c.passed is not False for c in self.criteria)
+
+
+def get_study(name: str) -> ModuleType:
+    """The study module ``name`` (see :data:`STUDIES`)."""
+    if name not in STUDIES:
+        raise ExperimentError(f"unknown study {name!r} (valid: {', '.join(STUDIES)})")
+    return importlib.import_module(STUDIES[name])
+
+
+def study_experiment(name: str, quick: bool = False) -> Experiment:
+    """The bundled experiment of study ``name`` (its ``quick`` grid with ``quick``)."""
+    module = get_study(name)
+    path = Path(str(resources.files(module.__name__.rpartition(".")[0]))) / module.YAML
+    exp = load_experiment(path)
+    return exp.quick() if quick else exp
+
+
+def _machine() -> str:
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"load average {load}, commit {commit or 'unknown'}, {time.strftime('%Y-%m-%d %H:%M')}"
+    )
+
+
+def _mark(passed: bool | None) -> str:
+    return {True: "pass", False: "**FAIL**", None: "not evaluated"}[passed]
+
+
+def write_report(report: StudyReport, path: Path, sweep: SweepResult, quick: bool) -> None:
+    """Write ``report.md``."""
+    evaluated = [c for c in report.criteria if c.passed is not None]
+    held = sum(bool(c.passed) for c in evaluated)
+    lines = [
+        f"# {report.title}" + (" (quick grid)" if quick else ""),
+        "",
+        f"Run: {_machine()}.",
+        f"Sweep: {sweep.total} cells ({sweep.done} done, {sweep.failed} failed), "
+        f"{sweep.ran} run now on {sweep.backend} in {sweep.seconds:.1f} s.",
+        "",
+        f"## Criteria: {held} of {len(evaluated)} hold",
+        "",
+    ]
+    header = ["#", "paper", "reference", "ours", "criterion", "result"]
+    body = [
+        [c.id, c.paper, c.reference or "-", c.ours, c.rule, _mark(c.passed)]
+        for c in report.criteria
+    ]
+    lines += [format_table(header, body, "md"), ""]
+    for title, head, rows in report.tables:
+        lines += [f"## {title}", "", format_table(head, rows, "md"), ""]
+    if report.figures:
+        lines += ["## Figures", ""]
+        lines += [f"![{caption}]({fig.name})" + "\n" for caption, fig in report.figures]
+    if report.notes:
+        lines += ["## Notes", "", *(f"- {n}" for n in report.notes), ""]
+    path.write_text("\n".join(lines).rstrip("\n") + "\n")
+
+
+def reproduce(
+    name: str,
+    out: str | Path | None = None,
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    dask: str | None = None,
+    retry_failed: bool = False,
+    progress: bool | None = None,
+    verbose: bool = False,
+) -> tuple[SweepResult, StudyReport | None]:
+    """Run study ``name`` into ``out`` (default ``reproduce-NAME[-quick]``) and write its
+    ``results.csv``, ``report.md`` and figures; the report is ``None`` when interrupted."""
+    module = get_study(name)
+    exp = study_experiment(name, quick)
+    target = Path(out) if out is not None else Path(f"reproduce-{name}" + ("-quick" * quick))
+    sweep = run_sweep(
+        exp,
+        target,
+        workers=workers,
+        dask=dask,
+        retry_failed=retry_failed,
+        progress=progress,
+        verbose=verbose,
+    )
+    if sweep.interrupted:
+        return sweep, None
+    with ResultStore(target, readonly=True) as store:
+        rows: list[CellRow] = list(store.rows())
+    with open(target / "results.csv", "w", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(RESULTS_COLUMNS)
+        writer.writerows(module.results(rows))
+    report = module.analyse(rows, target, quick)
+    if sweep.failed:
+        report.notes.append(
+            f"{sweep.failed} cell(s) failed; `fluxgraph report {target} --failed` shows why, "
+            "`--retry-failed` runs them again."
+        )
+    write_report(report, target / "report.md", sweep, quick)
+    return sweep, report
+
+
+def parameters_text(params: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+    """``k=v;k=v`` of ``params`` (the ``parameters`` column of ``results.csv``)."""
+    return ";".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in skip)

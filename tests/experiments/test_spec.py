@@ -1,0 +1,177 @@
+"""Experiment descriptions: validation errors name the key; grids, rules, ids, quick grids."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+from experiments_helpers import kth_doc, write_yaml
+
+import fluxgraph.experiments.kinds
+import fluxgraph.experiments.report
+import fluxgraph.experiments.runner
+import fluxgraph.experiments.spec
+from fluxgraph.__main__ import main
+from fluxgraph.errors import ExperimentError
+from fluxgraph.experiments import Experiment, load_experiment
+from fluxgraph.experiments.spec import cell_id
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        fluxgraph.experiments.spec,
+        fluxgraph.experiments.runner,
+        fluxgraph.experiments.report,
+    ],
+    ids=lambda m: m.__name__,
+)
+def test_doctests(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def _error(doc) -> str:
+    with pytest.raises(ExperimentError) as info:
+        Experiment.from_dict(doc, source="exp.yaml")
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"axs": {}}, "axs: unknown key (valid: name, description, kind"),
+        ({"axes": {"queue": "easy"}}, "axes.queue: 'easy' is not of type 'array'"),
+        ({"axes": {"queue": ["fcfs", "eazy"]}}, "axes.queue[1]: 'eazy' is not one of"),
+        ({"axes": {"quue": ["fcfs"]}}, "axes.quue: unknown parameter of kind 'simulate'"),
+        ({"axes": {"skip": [10, -1]}}, "axes.skip[1]: -1 is less than the minimum of 0"),
+        ({"fixed": {"machine": "nodes=x", "trace": "lublin:5"}}, "fixed.machine: machine spec"),
+        ({"fixed": {"machine": "nodes=4", "trace": "no.swf"}}, "fixed.trace: trace 'no.swf': no"),
+        ({"exclude": [{"seed": 1}]}, "exclude[0].seed: not an axis"),
+        ({"zip": [{"seed": [1, 2], "skip": [5]}]}, "zip[0]: its lists differ in length"),
+        (
+            {"fixed": {"queue": "easy", "machine": "nodes=4", "trace": "lublin:5"}},
+            "axes.queue: already set in fixed.queue",
+        ),
+        ({"kind": "nosuchkind"}, "unknown kind 'nosuchkind'"),
+        ({"metrics": "mean_wait"}, "metrics: 'mean_wait' is not of type 'array'"),
+        ({"cluster": {"jobqueue": "slurmm"}}, "cluster.jobqueue: 'slurmm' is not one of"),
+        ({"name": "has space"}, "name: 'has space' does not match"),
+    ],
+)
+def test_invalid_experiments_name_the_key(change, expected):
+    doc = kth_doc()
+    doc.update(change)
+    message = _error(doc)
+    assert message.startswith("exp.yaml: ")
+    assert expected in message
+
+
+def test_missing_required_parameter_names_it():
+    doc = kth_doc()
+    del doc["fixed"]["trace"]
+    assert "fixed.trace: required by kind 'simulate'" in _error(doc)
+
+
+def test_yaml_errors_give_the_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\naxes:\n  queue: [fcfs\n")
+    with pytest.raises(ExperimentError, match=r"bad.yaml: line \d+, column \d+: invalid YAML"):
+        load_experiment(bad)
+    bad.write_text("name: x\nname: y\n")
+    with pytest.raises(ExperimentError, match="line 2: duplicate key 'name'"):
+        load_experiment(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(ExperimentError, match="must be a mapping"):
+        load_experiment(bad)
+    with pytest.raises(ExperimentError, match="cannot read"):
+        load_experiment(tmp_path / "missing.yaml")
+
+
+def test_cli_invalid_experiment_exits_2_and_writes_nothing(tmp_path, capsys):
+    doc = kth_doc()
+    doc["axes"]["priority"] = ["fcfs", "sjff"]
+    path = write_yaml(tmp_path / "exp.yaml", doc)
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--out", str(out), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "fluxgraph sweep: error:" in err and "axes.priority[1]: 'sjff' is not one of" in err
+    assert not out.exists()
+
+
+def test_grid_order_rules_and_ids():
+    doc = kth_doc(
+        exclude=[{"queue": "fcfs", "priority": "sjf"}],
+        only=[{"queue": ["easy", "fcfs"]}],
+    )
+    exp = Experiment.from_dict(doc)
+    assert exp.size() == 6
+    cells = exp.cells()
+    assert [(c.axes["queue"], c.axes["priority"]) for c in cells] == [
+        ("fcfs", "fcfs"),
+        ("easy", "fcfs"),
+        ("easy", "sjf"),
+    ]
+    assert [c.index for c in cells] == [0, 1, 2]
+    # The id hashes kind and parameters only: axis order and fixed/axis placement do not matter.
+    swapped = dict(doc, axes={"priority": ["sjf", "fcfs"], "queue": ["easy", "fcfs"]})
+    assert {c.id for c in Experiment.from_dict(swapped).cells()} == {c.id for c in cells}
+    assert cells[0].id == cell_id("simulate", dict(cells[0].params))
+    assert len(cells[0].id) == 16
+
+
+def test_zip_axes_vary_together():
+    doc = kth_doc(zip=[{"limit": [10, 20], "machine": ["nodes=50", "nodes=100"]}])
+    doc["fixed"] = {"trace": "kth-sample.swf"}
+    cells = Experiment.from_dict(doc).cells()
+    assert len(cells) == 12
+    assert {(c.params["limit"], c.params["machine"]) for c in cells} == {
+        (10, "nodes=50"),
+        (20, "nodes=100"),
+    }
+
+
+def test_duplicate_axis_value_is_refused():
+    doc = kth_doc()
+    doc["axes"]["queue"] = ["easy", "easy"]
+    with pytest.raises(ExperimentError, match="two cells have the parameters"):
+        Experiment.from_dict(doc).cells()
+
+
+def test_quick_overrides_and_round_trip(tmp_path):
+    doc = kth_doc(quick={"axes": {"queue": ["easy"]}, "fixed": {"limit": 5}})
+    path = write_yaml(tmp_path / "exp.yaml", doc)
+    exp = load_experiment(path)
+    quick = exp.quick()
+    assert quick.name == "kth-quick"
+    assert len(quick.cells()) == 2 and quick.fixed["limit"] == 5
+    again = Experiment.from_dict(exp.to_dict())
+    assert [c.id for c in again.cells()] == [c.id for c in exp.cells()]
+    bad = kth_doc(quick={"axes": {"queue": ["nope"]}})
+    with pytest.raises(ExperimentError, match=r"\(quick\): axes.queue\[0\]"):
+        Experiment.from_dict(bad).quick()
+
+
+def test_trace_forms_are_checked():
+    for trace in ("lublin:20", {"generator": "poisson", "n_jobs": 5, "rate": 0.01}):
+        doc = kth_doc()
+        doc["fixed"]["trace"] = trace
+        assert len(Experiment.from_dict(doc).cells()) == 6
+    doc = kth_doc()
+    doc["fixed"]["trace"] = {"generator": "lublin"}
+    assert "fixed.trace" in _error(doc)
+
+
+def test_relative_paths_resolve_beside_the_experiment(tmp_path):
+    (tmp_path / "m").mkdir()
+    machine = tmp_path / "m" / "tiny.graphml"
+    from fluxgraph.machines import MachineSpec, recipe
+
+    machine.write_text(recipe(MachineSpec(nodes=4)))
+    doc = kth_doc(limit=5)
+    doc["fixed"]["machine"] = "m/tiny.graphml"
+    exp = load_experiment(write_yaml(tmp_path / "exp.yaml", doc))
+    task = exp.cells()[0].task(exp)
+    outcome = fluxgraph.experiments.kinds.run_cell(task)
+    assert outcome.status == "done", outcome.traceback
+    assert outcome.metrics["makespan"] > 0
