@@ -137,12 +137,13 @@ def load_cluster_file(path: str | Path) -> dict[str, Any]:
     return validate_cluster(doc, str(path))
 
 
-def jobqueue_cluster(config: Mapping[str, Any]):
+def jobqueue_cluster(config: Mapping[str, Any], start: bool = True):
     """The dask-jobqueue cluster of a ``cluster`` section, scaled or adaptive.
 
     ``jobqueue`` picks the class (``slurm`` -> ``SLURMCluster``), ``scale`` the number of batch
     jobs (default 1) or ``adapt`` ``{minimum, maximum}``; every other key is passed to the class
     (``cores``, ``memory``, ``queue``, ``account``, ``walltime``, ``job_extra_directives``...).
+    ``start=False`` submits no batch job (e.g. to look at ``cluster.job_script()``).
     """
     try:
         import dask_jobqueue
@@ -153,6 +154,8 @@ def jobqueue_cluster(config: Mapping[str, Any]):
     kwargs = {k: v for k, v in config.items() if k not in ("jobqueue", "scale", "adapt")}
     cls = getattr(dask_jobqueue, JOBQUEUE_CLASSES[config["jobqueue"]])
     cluster = cls(**kwargs)
+    if not start:
+        return cluster
     if "adapt" in config:
         cluster.adapt(**config["adapt"])
     else:
@@ -201,7 +204,8 @@ class DaskBackend:
             self.name = f"dask {address}"
         target = self.cluster if self.cluster is not None else address
         try:
-            self.client = distributed.Client(target, timeout="30s")
+            # Connect timeout: dask's distributed.comm.timeouts.connect (30 s by default).
+            self.client = distributed.Client(target)
         except (OSError, TimeoutError) as err:
             if self.cluster is not None:
                 self.cluster.close()

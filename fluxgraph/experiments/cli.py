@@ -211,7 +211,7 @@ def _report(args) -> int:
             return 0
         varying = varying_axes(rows)
         known = {k for r in rows for k in r.params}
-        metrics = args.metric or list(dict.fromkeys(m for r in rows for m in r.metrics))
+        metrics = args.metric or exp.get("metrics") or sorted({m for r in rows for m in r.metrics})
         have = {m for r in rows for m in r.metrics}
         for name in [
             *(args.rows or []),

@@ -284,7 +284,8 @@ class Experiment:
 
     def quick(self) -> Experiment:
         """The reduced grid: ``quick``'s axes replace (or add to) the axes, its ``fixed`` is
-        merged in, its ``zip``/``exclude``/``only``/``metrics`` replace the experiment's."""
+        merged in, its ``zip``/``exclude``/``only``/``metrics`` replace the experiment's (a key
+        set in one place leaves the others)."""
         q = self.quick_overrides
         if not q:
             return self
@@ -297,6 +298,9 @@ class Experiment:
         changes: dict[str, Any] = {"fixed": fixed, "axes": axes, "quick_overrides": {}}
         if "zip" in q:
             changes["zip"] = tuple({k: tuple(v) for k, v in g.items()} for g in q["zip"])
+            for key in (k for g in q["zip"] for k in g):  # a zipped key leaves axes and fixed
+                axes.pop(key, None)
+                fixed.pop(key, None)
         for key in ("exclude", "only"):
             if key in q:
                 changes[key] = tuple(q[key])

@@ -1,0 +1,46 @@
+"""``fluxgraph reproduce lod --quick`` and ``fluxgraph reproduce planner --quick`` (the two
+studies this framework lands with) write results.csv, report.md and their figures."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from fluxgraph.__main__ import main
+from fluxgraph.experiments.studies import RESULTS_COLUMNS, STUDIES, study_experiment
+
+
+@pytest.mark.parametrize("study", sorted(STUDIES))
+def test_bundled_studies_validate(study):
+    full, quick = study_experiment(study), study_experiment(study, quick=True)
+    assert len(quick.cells()) <= len(full.cells())
+    assert quick.name == f"{study}-quick"
+
+
+@pytest.mark.parametrize(
+    ("study", "figure", "criteria"),
+    [
+        ("lod", "lod-ms-per-job.png", ["L1", "L2", "L3", "L4", "L5", "L6", "L7"]),
+        ("planner", "planner-query-time.png", ["P1", "P2", "P3", "P4", "P5", "P6"]),
+    ],
+)
+def test_reproduce_quick(study, figure, criteria, tmp_path, capsys):
+    out = tmp_path / study
+    assert main(["reproduce", study, "--quick", "--out", str(out), "--workers", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{len(study_experiment(study, True).cells())} cells done, 0 failed" in printed
+    with open(out / "results.csv") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == RESULTS_COLUMNS
+    assert {r[0] for r in rows[1:]} == {study}
+    assert all(float(r[4]) >= 0 for r in rows[1:])
+    report = (out / "report.md").read_text()
+    assert "| # | paper | reference | ours | criterion | result |" in report
+    for cid in criteria:
+        assert f"| {cid} |" in report
+    assert "![" in report and f"({figure})" in report
+    assert (out / figure).read_bytes()[:4] == b"\x89PNG"
+    # Resuming a finished reproduction runs nothing and rewrites the report.
+    assert main(["reproduce", study, "--quick", "--out", str(out), "--quiet"]) == 0
+    assert (out / "report.md").is_file()
