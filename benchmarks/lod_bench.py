@@ -12,9 +12,7 @@ reference ``resource-query`` binary and the ratio of per-job match times is prin
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,59 +22,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fluxgraph.jobspec import load as load_jobspec  # noqa: E402
-from fluxgraph.matcher import Matcher  # noqa: E402
-from fluxgraph.readers import load as load_graph  # noqa: E402
-from fluxgraph.writers.sink import SelectionCollector  # noqa: E402
-
-LODS = ("high", "med", "low", "low2")
-
-
-def jobspec_text(lod: str) -> str:
-    """The study's job for one LOD, as canonical jobspec YAML."""
-    leaves = "[{type: core, count: 10}, {type: memory, count: 8}, {type: bb, count: 1}]"
-    slot_with = f"[{{type: socket, count: 1, with: {leaves}}}]" if lod == "high" else leaves
-    return (
-        "version: 9999\n"
-        "resources:\n"
-        "  - type: node\n"
-        "    count: 1\n"
-        "    with:\n"
-        "      - type: slot\n"
-        "        count: 1\n"
-        "        label: default\n"
-        f"        with: {slot_with}\n"
-        "attributes:\n"
-        "  system:\n"
-        "    duration: 3600\n"
-        "tasks:\n"
-        "  - command: [app]\n"
-        "    slot: default\n"
-        "    count: {per_slot: 1}\n"
-    )
+from fluxgraph.experiments.studies.lod import LODS, jobspec_text, measure  # noqa: E402
 
 
 def run_ours(lod: str, policy: str, prune: str) -> dict:
-    gc.collect()  # drop the previous configuration's graph before timing this one
-    graph = load_graph(REPO / "grug_recipes" / f"lod-{lod}.graphml")
-    matcher = Matcher(graph, "CA", policy, prune)
-    spec = load_jobspec(jobspec_text(lod))
-    gc.freeze()  # the graph is long-lived: keep the cyclic GC from rescanning it (as the CLI does)
-    times = []
-    job = 1
-    while True:
-        t0 = time.perf_counter()
-        out = matcher.run(spec, "allocate", job, SelectionCollector())
-        times.append(time.perf_counter() - t0)
-        if out.rc != 0:
-            break
-        job += 1
-    gc.unfreeze()
-    return {
-        "jobs": job - 1,
-        "median_ms": statistics.median(times) * 1e3,
-        "total_s": sum(times),
-    }
+    """Fill the machine (the ``lod`` study's measurement): jobs, median_ms, total_s."""
+    got = measure(lod, policy, prune or "none")
+    return {k: got[k] for k in ("jobs", "median_ms", "total_s")}
 
 
 def run_reference(cmd: str, lod: str, policy: str, prune: str, jobs: int) -> tuple[int, float]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,44 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import machine_info, summarize, time_each, write_json  # noqa: E402
 
-from fluxgraph.planner import INT64_MAX, Planner  # noqa: E402
-
-TOTAL = 128
-MAX_DURATION = 43200
-AMOUNTS = [1 << k for k in range(8)]
-KINDS = ("SatAt", "SatDuring", "EarliestAt")
-#: Reference figures quoted by the issue (median milliseconds, EarliestAt at random times).
-REFERENCE_EARLIEST_MS = {10_000: 0.1, 100_000: 4.1}
-
-
-def build(n: int, rng: random.Random) -> tuple[Planner, int, float, float]:
-    """Planner with ``n`` spans placed by earliest fit: (planner, horizon, wall s, CPU s)."""
-    p = Planner(0, INT64_MAX, TOTAL, "core")
-    first = p.avail_time_first
-    add = p.add_span
-    randint = rng.randint
-    horizon = 0
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        r = randint(1, TOTAL)
-        d = randint(1, MAX_DURATION)
-        t = first(randint(0, horizon), d, r)
-        add(t, d, r)
-        if t + d > horizon:
-            horizon = t + d
-    return p, horizon, time.perf_counter() - t0, time.process_time() - c0
-
-
-def queries(kind: str, count: int, horizon: int, rng: random.Random) -> list[tuple]:
-    """Argument tuples of ``count`` queries of ``kind``."""
-    out = []
-    for i in range(count):
-        t = rng.randint(0, horizon)
-        r = AMOUNTS[i % len(AMOUNTS)]
-        d = rng.randint(1, MAX_DURATION) if kind == "SatDuring" else 1
-        out.append((t, d, r))
-    return out
+from fluxgraph.experiments.studies.planner import (  # noqa: E402
+    KINDS,
+    REFERENCE_EARLIEST_MS,
+    build,
+    queries,
+)
 
 
 def _median(stats: dict[str, float]) -> float:

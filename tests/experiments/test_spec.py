@@ -175,3 +175,16 @@ def test_relative_paths_resolve_beside_the_experiment(tmp_path):
     outcome = fluxgraph.experiments.kinds.run_cell(task)
     assert outcome.status == "done", outcome.traceback
     assert outcome.metrics["makespan"] > 0
+
+
+def test_the_documented_example_validates():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "experiments.md"
+    block = re.search(r"A complete example.*?```yaml\n(.*?)```", doc.read_text(), re.S)
+    exp = Experiment.from_dict(yaml.safe_load(block.group(1)))
+    assert (exp.size(), len(exp.cells()), len(exp.quick().cells())) == (48, 42, 14)
+    assert exp.cluster["jobqueue"] == "slurm" and exp.outputs == {"jobs_csv": True}

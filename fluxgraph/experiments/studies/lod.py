@@ -339,6 +339,7 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
             ylabel="match time per job (ms)",
             title="Fluxion §6.1: match time per job, prune ALL:core",
             bar=True,
+            logy=True,
         )
         report.figures.append(("match time per job by LOD and policy", fig))
     first = [r for r in rows if r.params["policy"] == "first"]
@@ -355,6 +356,7 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
             ylabel="match time per job (ms)",
             title="Fluxion §6.1 (Fig. 7a): with and without pruning",
             bar=True,
+            logy=True,
         )
         report.figures.append(("with and without the pruning filter (policy first)", fig))
     if quick:
