@@ -189,3 +189,47 @@ def test_oversized_files_for_every_reading_command(tmp_path, monkeypatch):
     )
     assert rc == 0
     assert err.count(f"ERROR: can't read {big}: File too large (more than 10 bytes)") == 3
+
+
+NODE_SLOT_CORE = """\
+version: 9999
+resources:
+  - type: node
+    count: 1
+    with:
+      - type: slot
+        count: 1
+        label: default
+        with:
+          - type: core
+            count: 1
+tasks:
+  - command: [app]
+    slot: default
+    count:
+      per_slot: 1
+attributes:
+  system:
+    duration: 3600
+"""
+
+
+@pytest.mark.parametrize("policy", ["low", "high", "first"])
+def test_reference_quirk_satisfiable_but_never_placed(tmp_path, policy):
+    # docs/deviations.md, reference quirks: kept as the reference behaves (matching §6.12)
+    job = tmp_path / "nsc.yaml"
+    job.write_text(NODE_SLOT_CORE)
+    rc, out, err = _session(
+        [
+            f"match satisfiability {job}",
+            f"match allocate {job}",
+            f"match allocate_with_satisfiability {job}",
+            f"match allocate_orelse_reserve {job}",
+        ],
+        "-P",
+        policy,
+    )
+    assert rc == 0 and err == ""
+    assert out.count("INFO: Satisfiable request") == 1
+    assert out.count("INFO: No matching resources found") == 3
+    assert "Unsatisfiable" not in out
