@@ -27,6 +27,7 @@ SHAPES = {
                 "memory": 1008 * 4, "bb": 1008 * 4},
     "lod-low2": {"cluster": 1, "rack": 56, "node": 1008, "core": 1008 * 8, "gpu": 1008 * 4,
                  "memory": 1008 * 4, "bb": 1008 * 4},
+    "kth-sp2": {"cluster": 1, "node": 100, "core": 100},
 }  # fmt: skip
 
 #: The vertex counts the issue states for the four LOD machines.
