@@ -18,7 +18,7 @@ from fluxgraph.planner.errors import (
     PlannerInvalidError,
     PlannerRangeError,
 )
-from fluxgraph.planner.points import _Points
+from fluxgraph.planner.points import new_points
 
 __all__ = ["INT64_MAX", "Planner"]
 
@@ -86,7 +86,7 @@ class Planner:
     def _init(self, base_time: int, duration: int) -> None:
         self._start = base_time
         self._end = base_time + duration
-        self._pts = _Points(base_time, self._total)
+        self._pts = new_points(base_time, self._total)
         self._spans: dict[int, list[int]] = {}
         self._counter = 0
         self._iter_set = False
@@ -178,10 +178,7 @@ class Planner:
         sid = self._counter
         if sid in self._spans:
             raise PlannerExistsError(f"span id {sid} already exists")
-        pts.restore()
-        pts.ref_point(start)
-        pts.ref_point(end)
-        pts.apply(start, end, request, -request, None)
+        self._pts = pts.add(start, end, request)
         self._spans[sid] = [start, end, request]
         self._iter_set = False
         return sid
@@ -205,10 +202,8 @@ class Planner:
         span = self._spans.get(span_id)
         if span is None:
             raise PlannerInvalidError(f"unknown span id {span_id!r}")
-        pts = self._pts
-        pts.restore()
         start, last, planned = span
-        pts.release(start, last, planned)
+        self._pts = self._pts.release(start, last, planned)
         del self._spans[span_id]
         self._iter_set = False
 

@@ -27,16 +27,22 @@ from itertools import pairwise
 
 from sortedcontainers import SortedList
 
+from fluxgraph.planner._flat import _Flat
 from fluxgraph.planner._queries import _Queries
 from fluxgraph.planner._stairs import _NEXT, _OWN, INF, leaf_stairs, merge, shift
 
-__all__ = ["LOAD"]
+__all__ = ["LOAD", "new_points"]
 
 #: Target block size (split above ``2 * LOAD`` points, merge below ``LOAD // 2``). Blocks are
 #: scanned point by point in Python, so they stay small (a scan takes a few microseconds). On the
 #: §6.2 benchmark 32-96 perform alike; node fan-out ``LOAD // 4`` builds 15% faster than ``LOAD``
 #: (a search tests a node's children one by one, and locating a point does not walk the nodes).
 LOAD = 64
+
+
+def new_points(base: int, total: int) -> _Flat:
+    """The points of a new planner: its base point, in the flat layout of small planners."""
+    return _Flat([base], [0], [total], [total], [1], 2 * LOAD)
 
 
 def _fanout() -> int:
@@ -141,29 +147,10 @@ class _Points(_Queries):
         "trk_t",
     )
 
-    def __init__(self, base: int, total: int) -> None:
-        # The base point alone (what _build would make, without its general machinery: every
-        # vertex of a graph may get a planner).
-        leaf = _new_leaf([base], [0], [total], [total], [1])
-        leaf.snr, leaf.sln = array("q", [-total]), array("d", [INF])
-        leaf.isnr, leaf.isln = array("q"), array("d")
-        leaf.st = 0
-        root = _Node()
-        root.kids = [leaf]
-        root.first = array("q", [base])
-        root.kmax, root.kmin = array("q", [total]), array("q", [total])
-        root.snr, root.sln = leaf.snr, leaf.sln  # never changed in place, only replaced
-        root.st = 0
-        root.parent = None
-        root.pos = 0
-        leaf.parent = root
-        self.root = root
-        self.height = 1
-        self.head = leaf
-        self.lfirst = array("q", [base])
-        self.lleaves = [leaf]
-        self.touched = set()
-        self.stale = SortedList()
+    def __init__(self, at, sched, rem, key, ref) -> None:
+        """Tree of sorted parallel columns (a flat layout that outgrew itself, or a copy)."""
+        self._build(at, sched, rem, key, ref)
+        self.stale = SortedList(a for a, r, k in zip(at, rem, key, strict=True) if r != k)
         self.trk_c: int | None = None
         self.trk_t: float = -INF
 
@@ -198,7 +185,6 @@ class _Points(_Queries):
         self.touched: set[_Leaf] = set()
 
     def copy(self) -> _Points:
-        new = _Points.__new__(_Points)
         cols: list[list[int]] = [[], [], [], [], []]
         leaf = self.head
         while leaf is not None:
@@ -207,8 +193,7 @@ class _Points(_Queries):
             ):
                 col.extend(lst)
             leaf = leaf.next
-        new._build(*cols)
-        new.stale = SortedList(self.stale)
+        new = _Points(*cols)
         new.trk_c = self.trk_c
         new.trk_t = self.trk_t
         return new
@@ -492,12 +477,40 @@ class _Points(_Queries):
         self._apply(t0, t1, dsched, drem, limit)
         self._refresh()
 
-    def release(self, start: int, last: int, planned: int) -> None:
-        """Remove a span's usage over ``[start, last)`` and unreference its two points."""
+    def add(self, start: int, end: int, request: int) -> _Points:
+        """Reference the points ``start < end``, use ``request`` over ``[start, end)``.
+
+        Ends the tracking of a search first. Returns the points object that replaces this one
+        (itself: a tree stays a tree).
+        """
+        self.restore()
+        self.ref_point(start)
+        self.ref_point(end)
+        self._apply(start, end, request, -request, None)
+        self._refresh()
+        return self
+
+    def release(self, start: int, last: int, planned: int) -> _Points | _Flat:
+        """Remove a span's usage over ``[start, last)`` and unreference its two points.
+
+        Ends the tracking of a search first. Returns the points object that replaces this one:
+        the flat layout once a single leaf of at most ``LOAD`` points is left (half the size at
+        which a flat one grows a tree).
+        """
+        self.restore()
         self._apply(start, last, -planned, planned, None)
         self._unref(start)
         self._unref(last)
         self._refresh()
+        if len(self.lleaves) == 1 and len(self.head.at) <= LOAD:
+            leaf = self.head
+            flat = _Flat(
+                list(leaf.at), leaf.sched[:], list(leaf.rem), list(leaf.key), leaf.ref[:], 2 * LOAD
+            )
+            flat.trk_c = self.trk_c
+            flat.trk_t = self.trk_t
+            return flat
+        return self
 
     def update_total(self, delta: int) -> None:
         """Move every remaining amount by ``delta`` (clamped at 0); keys stay as they are."""

@@ -297,3 +297,113 @@ def _random_walk(rng, steps):
             r = _run(p.update_total, t), _run(o.update_total, t)
         assert r[0] == r[1], r
         _same_state(p, o)
+
+
+SMALL_OPS = [
+    *["cycle"] * 4,
+    *["add"] * 3,
+    *["rem"] * 3,
+    "reduce",
+    *["first"] * 3,
+    *["next"] * 2,
+    "during",
+    "res_during",
+    "res_at",
+    "update_total",
+    "copy",
+]
+
+
+@pytest.mark.parametrize("load", LOADS)
+def test_small_planner_matches_oracle(load):
+    """A simulator's planners: a long window, a few live spans, many add/remove cycles.
+
+    Start and end times come from a few slots, so spans share points (reference counts above
+    1); searches are interleaved with the updates. Under small ``LOAD`` the planner switches
+    between its flat and tree layouts as spans come and go.
+    """
+    with _load(load):
+        _small_planner_matches_oracle()
+
+
+@SETTINGS
+@given(st.data())
+def _small_planner_matches_oracle(data):
+    total = data.draw(st.integers(1, 4))
+    end = 10**9
+    p = Planner(0, end, total, "core")
+    o = OraclePlanner(0, end, total, "core")
+    slots = st.sampled_from([0, 5, 10, 15, 20, 30, 45, 60, 100, 10**8])
+    lengths = st.sampled_from([1, 5, 10, 15, 25, 40, 10**6])
+    for _ in range(data.draw(st.integers(1, 80))):
+        op = data.draw(st.sampled_from(SMALL_OPS))
+        amounts = st.integers(0, o.total)
+        live = o.span_ids()
+        if op in ("add", "cycle") or (op == "rem" and not live):
+            args = (data.draw(slots), data.draw(lengths), data.draw(amounts))
+            r = _run(p.add_span, *args), _run(o.add_span, *args)
+            if op == "cycle" and r[1][0] == "ok":
+                assert r[0] == r[1], (op, r)
+                _same_state(p, o)
+                r = _run(p.rem_span, r[0][1]), _run(o.rem_span, r[1][1])
+        elif op == "rem":
+            sid = data.draw(st.sampled_from(live))
+            r = _run(p.rem_span, sid), _run(o.rem_span, sid)
+        elif op == "reduce":
+            args = (data.draw(st.sampled_from([*live, 0])), data.draw(st.integers(-1, 3)))
+            r = _run(p.reduce_span, *args), _run(o.reduce_span, *args)
+        elif op == "first":
+            args = (data.draw(slots), data.draw(lengths), data.draw(amounts))
+            r = _run(p.avail_time_first, *args), _run(o.avail_time_first, *args)
+        elif op == "next":
+            r = _run(p.avail_time_next), _run(o.avail_time_next)
+        elif op == "during":
+            args = (data.draw(slots), data.draw(lengths), data.draw(amounts))
+            r = _run(p.avail_during, *args), _run(o.avail_during, *args)
+        elif op == "res_during":
+            args = (data.draw(slots), data.draw(lengths))
+            r = _run(p.avail_resources_during, *args), _run(o.avail_resources_during, *args)
+        elif op == "res_at":
+            t = data.draw(slots)
+            r = _run(p.avail_resources_at, t), _run(o.avail_resources_at, t)
+        elif op == "update_total":
+            t = data.draw(st.integers(0, 5))
+            r = _run(p.update_total, t), _run(o.update_total, t)
+        else:
+            q = p.copy()
+            q._check()
+            assert q == p
+            r = (p.span_size(), o.span_size())
+        assert r[0] == r[1], (op, r)
+        _same_state(p, o)
+
+
+def test_layout_switches_keep_answers():
+    """Flat to tree and back (LOAD 2: a tree above 4 points, flat again at 2 or fewer)."""
+    with _load(2):
+        p = Planner(0, 1000, 3, "core")
+        o = OraclePlanner(0, 1000, 3, "core")
+        kinds = []
+        sids = []
+        for k in range(8):
+            args = (10 * k, 15, 1)
+            sids.append(p.add_span(*args))
+            o.add_span(*args)
+            kinds.append(type(p._pts).__name__)
+            _same_state(p, o)
+        for total in (6, 2):  # keys left stale by update_total, then searches
+            p.update_total(total)
+            o.update_total(total)
+            for args in ((0, 20, 4), (0, 1, 2)):
+                assert _run(p.avail_time_first, *args) == _run(o.avail_time_first, *args)
+                assert _run(p.avail_time_next) == _run(o.avail_time_next)
+                _same_state(p, o)
+        for sid in sids:
+            p.rem_span(sid)
+            o.rem_span(sid)
+            kinds.append(type(p._pts).__name__)
+            _same_state(p, o)
+            assert _run(p.avail_time_first, 0, 5, 2) == _run(o.avail_time_first, 0, 5, 2)
+            assert _run(p.avail_time_next) == _run(o.avail_time_next)
+            _same_state(p, o)
+        assert kinds[0] == "_Flat" and "_Points" in kinds and kinds[-1] == "_Flat", kinds
