@@ -5,8 +5,9 @@ recipe becomes a :class:`~fluxgraph.graph.ResourceGraph` through the GRUG reader
 JGF file is a machine too (:func:`load_machine`).
 
 Layout: ``cluster[1] -> rack[R] -> node[N/R] -> {core[C], gpu[G], memory[1] of size GB}``
-(without racks the nodes sit under the cluster). Nodes, cores and gpus are numbered from 0
-across the whole machine, so ``node7`` is rank 7 in every output.
+(without racks the nodes sit under the cluster). Nodes are numbered from 0 across the whole
+machine, so ``node7`` is rank 7 in every output; cores, gpus and memory from 0 within each node,
+as in every bundled recipe.
 """
 
 from __future__ import annotations
@@ -107,11 +108,11 @@ def _vertex(name: str, basename: str, size: int = 1, unit: str = "", root: bool 
     return f'    <node id="{name}">' + "".join(data) + "</node>"
 
 
-def _edge(src: str, dst: str, scale: int, depth: int) -> str:
-    # id_scope = depth numbers the targets across the whole machine, not per parent.
+def _edge(src: str, dst: str, scale: int, scope: int) -> str:
+    # id_scope 0 numbers the targets per parent; the depth of the parent, machine-wide.
     return (
         f'    <edge source="{src}" target="{dst}"><data key="multi_scale">{scale}</data>'
-        f'<data key="id_scope">{depth}</data></edge>'
+        f'<data key="id_scope">{scope}</data></edge>'
     )
 
 
@@ -133,13 +134,13 @@ def recipe(spec: MachineSpec) -> str:
     vertices.append(_vertex("node", "node"))
     edges.append(_edge(parent, "node", per_parent, depth - 1))
     vertices.append(_vertex("core", "core"))
-    edges.append(_edge("node", "core", spec.cores, depth))
+    edges.append(_edge("node", "core", spec.cores, 0))
     if spec.gpus:
         vertices.append(_vertex("gpu", "gpu"))
-        edges.append(_edge("node", "gpu", spec.gpus, depth))
+        edges.append(_edge("node", "gpu", spec.gpus, 0))
     if spec.memory:
         vertices.append(_vertex("memory", "memory", size=spec.memory, unit="GB"))
-        edges.append(_edge("node", "memory", 1, depth))
+        edges.append(_edge("node", "memory", 1, 0))
     keys = [
         '<key id="root" for="node" attr.name="root" attr.type="int"><default>0</default></key>',
         '<key id="type" for="node" attr.name="type" attr.type="string"/>',
