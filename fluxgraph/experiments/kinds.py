@@ -152,6 +152,7 @@ class CellOutcome:
     metrics: Mapping[str, float | None] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     worker: str = ""
     error: str = ""
     traceback: str = ""
@@ -185,7 +186,7 @@ def _kept(task: CellTask, raw: Mapping[str, Any]) -> dict[str, float | None]:
 def run_cell(task: CellTask) -> CellOutcome:
     """Run one cell; never raises (a failure is a ``failed`` outcome with its traceback)."""
     worker = f"{socket.gethostname()}:{os.getpid()}"
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     try:
         kind = get_kind(task.kind)
         ctx = CellContext(task.base_dir, task.outputs)
@@ -196,6 +197,7 @@ def run_cell(task: CellTask) -> CellOutcome:
             metrics,
             dict(ctx.files),
             time.perf_counter() - started,
+            time.thread_time() - cpu,
             worker,
         )
     except Exception as err:
@@ -203,6 +205,7 @@ def run_cell(task: CellTask) -> CellOutcome:
             task.cell_id,
             "failed",
             seconds=time.perf_counter() - started,
+            cpu_seconds=time.thread_time() - cpu,
             worker=worker,
             error=f"{type(err).__name__}: {err}",
             traceback=traceback.format_exc(),

@@ -234,7 +234,8 @@ class Experiment:
         if errors:
             raise ExperimentError(f"{source}: " + "\n  ".join(errors))
         try:
-            _check_numbers(doc, "experiment")
+            for key, value in doc.items():
+                _check_numbers(value, key)
         except ExperimentError as err:
             raise ExperimentError(f"{source}: {err}") from None
         exp = cls(

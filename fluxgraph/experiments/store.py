@@ -7,7 +7,8 @@ Schema (``docs/experiments.md`` describes it for users)::
           kind TEXT, params TEXT, axes TEXT,        params/axes: canonical JSON
           current INT,                              1 = in the experiment's current grid
           status TEXT,                              pending | done | failed
-          attempts INT, seconds REAL, worker TEXT,  the last run: wall seconds, host:pid
+          attempts INT, seconds REAL,               the last run: wall and CPU seconds,
+          cpu_seconds REAL, worker TEXT,            host:pid
           finished_at TEXT, error TEXT, traceback TEXT)
     results(cell_id TEXT, metric TEXT, value REAL,  one row per cell and metric
             PRIMARY KEY (cell_id, metric))
@@ -54,6 +55,7 @@ CREATE TABLE IF NOT EXISTS cells (
     status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
     attempts INTEGER NOT NULL DEFAULT 0,
     seconds REAL,
+    cpu_seconds REAL,
     worker TEXT,
     finished_at TEXT,
     error TEXT,
@@ -81,6 +83,7 @@ class CellRow:
     status: str
     attempts: int
     seconds: float | None
+    cpu_seconds: float | None
     worker: str | None
     error: str | None
     traceback: str | None
@@ -102,7 +105,11 @@ class ResultStore:
                 raise ExperimentError(f"{out_dir}: no sweep results here (no {DB_NAME})")
             uri = f"file:{self.path.resolve()}?mode=ro"
             self.db = sqlite3.connect(uri, uri=True)
-            self._check_version()
+            try:
+                self._check_version()
+            except sqlite3.DatabaseError as err:
+                self.db.close()
+                raise ExperimentError(f"{self.path}: not a result store: {err}") from None
             return
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -110,15 +117,23 @@ class ResultStore:
             raise ExperimentError(f"cannot create {out_dir}: {err}") from None
         self._lock()
         self.db = sqlite3.connect(self.path, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        with self.db:
-            self.db.executescript(_SCHEMA)
-            self.db.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
-        self._check_version()
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            with self.db:
+                self.db.executescript(_SCHEMA)
+                self.db.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            self._check_version()
+        except ExperimentError:
+            self.close()
+            raise
+        except sqlite3.DatabaseError as err:
+            self.close()
+            raise ExperimentError(f"{self.path}: not a result store: {err}") from None
 
     def _lock(self) -> None:
         if fcntl is None:  # pragma: no cover
@@ -244,11 +259,13 @@ class ResultStore:
                     [(outcome.cell_id, m, v) for m, v in outcome.metrics.items()],
                 )
             self.db.execute(
-                "UPDATE cells SET status = ?, attempts = attempts + 1, seconds = ?, worker = ?, "
-                "finished_at = ?, error = ?, traceback = ? WHERE cell_id = ?",
+                "UPDATE cells SET status = ?, attempts = attempts + 1, seconds = ?, "
+                "cpu_seconds = ?, worker = ?, finished_at = ?, error = ?, traceback = ? "
+                "WHERE cell_id = ?",
                 (
                     outcome.status,
                     outcome.seconds,
+                    outcome.cpu_seconds,
                     outcome.worker,
                     stamp,
                     outcome.error or None,
@@ -274,7 +291,8 @@ class ResultStore:
         ):
             metrics.setdefault(cid, {})[metric] = value
         for row in self.db.execute(
-            "SELECT cell_id, ordinal, kind, params, axes, status, attempts, seconds, worker, "
+            "SELECT cell_id, ordinal, kind, params, axes, status, attempts, seconds, cpu_seconds, "
+            "worker, "
             f"error, traceback FROM cells WHERE {where} ORDER BY ordinal",
             statuses,
         ):

@@ -205,3 +205,12 @@ def test_jobqueue_cluster_from_the_experiment(tmp_path):
     write_yaml(path, {"cluster": {"jobqueue": "slurm", "scale": 0}})
     with pytest.raises(ExperimentError, match=r"cluster\.scale: 0 is less than the minimum"):
         load_cluster_file(path)
+
+
+def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path):
+    (tmp_path / "results.sqlite").write_text("not sqlite at all" * 100)
+    with pytest.raises(ExperimentError, match="not a result store"):
+        ResultStore(tmp_path, readonly=True)
+    with pytest.raises(ExperimentError, match="not a result store"):
+        run_sweep(_exp(limit=5), tmp_path, workers=1, progress=False)
+    assert main(["report", str(tmp_path)]) == 2

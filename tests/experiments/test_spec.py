@@ -57,6 +57,7 @@ def _error(doc) -> str:
         ({"metrics": "mean_wait"}, "metrics: 'mean_wait' is not of type 'array'"),
         ({"cluster": {"jobqueue": "slurmm"}}, "cluster.jobqueue: 'slurmm' is not one of"),
         ({"name": "has space"}, "name: 'has space' does not match"),
+        ({"axes": {"seed": [1, float("nan")]}}, "axes.seed[1]: nan is not a finite number"),
     ],
 )
 def test_invalid_experiments_name_the_key(change, expected):
