@@ -17,6 +17,7 @@ import errno
 import os
 
 __all__ = [
+    "MAX_GENERATED_VERTICES",
     "MAX_INPUT_BYTES",
     "MAX_JOBSPEC_BYTES",
     "parse_digits",
@@ -29,6 +30,10 @@ MAX_INPUT_BYTES = 128 * 1024 * 1024
 #: Largest jobspec file read (1 MiB); a jobspec is also bounded in nodes, see
 #: :data:`fluxgraph.jobspec._source.MAX_NODES`.
 MAX_JOBSPEC_BYTES = 1024 * 1024
+#: Most vertices a reader may create from one document that *describes* vertices compactly
+#: (a GRUG recipe, an R document's id sets): a few lines can ask for 10^12. The largest machine
+#: the reference's tests generate has 355,197.
+MAX_GENERATED_VERTICES = 2_000_000
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:

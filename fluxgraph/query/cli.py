@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from errno import EFBIG
+from errno import EFBIG, EPIPE
 from typing import TextIO
 
 from fluxgraph.errors import MatchError, QueryError, ReaderError
@@ -588,12 +588,16 @@ def _tolerant(stream: TextIO) -> TextIO:
 
 
 def _output_failed(err: OutputError, stderr: TextIO) -> int:
-    """Report an unwritable stream (``ERROR: can't write to <name>: <reason>``); exit status 1."""
-    try:
-        stderr.write(f"ERROR: {err}\n")
-        stderr.flush()
-    except (OSError, ValueError):
-        _drop(stderr)
+    """Report an unwritable stream (``ERROR: can't write to <name>: <reason>``); exit status 1.
+
+    A closed pipe (``| head``) ends the session silently, as SIGPIPE ends the reference.
+    """
+    if err.errno != EPIPE:
+        try:
+            stderr.write(f"ERROR: {err}\n")
+            stderr.flush()
+        except (OSError, ValueError):
+            _drop(stderr)
     _drop(err.stream)
     return 1
 

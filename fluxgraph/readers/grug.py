@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from math import prod
 
+from fluxgraph import limits
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.graph.depth import MAX_GRAPH_DEPTH
@@ -40,9 +41,9 @@ __all__ = ["MAX_ASSOCIATE_PAIRS", "MAX_GENERATED_VERTICES", "generate", "path_pr
 
 _MASK32 = 0xFFFFFFFF
 
-#: Most vertices one recipe may generate: a few lines of GraphML can ask for 10^12 (each level
-#: multiplies). The largest machine the reference's tests generate has 355,197.
-MAX_GENERATED_VERTICES = 2_000_000
+#: Most vertices one recipe may generate (:data:`fluxgraph.limits.MAX_GENERATED_VERTICES`): a
+#: few lines of GraphML can ask for 10^12 (each level multiplies).
+MAX_GENERATED_VERTICES = limits.MAX_GENERATED_VERTICES
 #: Most (source, candidate) pairs the ASSOCIATE edges of one recipe may examine (each may add
 #: an edge).
 MAX_ASSOCIATE_PAIRS = 2_000_000

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fluxgraph import hostlist, idset
+from fluxgraph import hostlist, idset, limits
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
 
@@ -134,10 +134,17 @@ def load_document(graph: ResourceGraph, doc: Any, source: str = "<dict>") -> Non
     Raises
     ------
     ReaderError
-        If ``doc`` is not a valid version-1 R document with enough hosts; ``graph`` is then
-        unchanged.
+        If ``doc`` is not a valid version-1 R document with enough hosts, or describes more than
+        :data:`~fluxgraph.limits.MAX_GENERATED_VERTICES` vertices; ``graph`` is then unchanged.
     """
     entries, hosts, props = _read(doc, source)
+    planned = sum(len(ranks) * (1 + sum(len(ids) for _, ids in kids)) for ranks, kids in entries)
+    if planned > limits.MAX_GENERATED_VERTICES:
+        raise _fail(
+            source,
+            f"the document describes {planned} vertices "
+            f"(more than {limits.MAX_GENERATED_VERTICES})",
+        )
     all_ranks = sorted({r for ranks, _ in entries for r in ranks})
     if len(hosts) < len(all_ranks):
         raise _fail(source, f"{len(all_ranks)} ranks but only {len(hosts)} hosts in nodelist")

@@ -155,6 +155,21 @@ def test_writing_to_a_full_device(tmp_path):
     assert r.stderr == b"ERROR: can't write to stdout: No space left on device\n"
 
 
+def test_a_closed_pipe_ends_the_session_silently():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fluxgraph.query", "-L", str(TINY), "-d"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdout.close()  # the reader went away (``| head``)
+    _out, err = proc.communicate(b"stat\n" * 2000 + b"quit\n", timeout=60)
+    assert proc.returncode == 1
+    assert err == b""
+
+
 def _limit_memory():  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
 
