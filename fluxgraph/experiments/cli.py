@@ -129,7 +129,8 @@ def _error(command: str, err: Exception) -> int:
     return 2
 
 
-def _summary(result, stream=sys.stdout) -> None:
+def _summary(result, stream=None) -> None:
+    stream = stream if stream is not None else sys.stdout
     state = "interrupted" if result.interrupted else "finished"
     print(
         f"sweep {state}: {result.done}/{result.total} cells done, {result.failed} failed; "
