@@ -519,6 +519,7 @@ def main(
     """Run ``resource-query`` with ``argv`` (without the program name); return the exit status.
 
     Streams default to the process streams; ``prog`` (getopt's message prefix) to ``argv[0]``.
+    A stream that cannot be written ends the run with status 1 (see :class:`OutputError`).
     """
     stdin = stdin or _tolerant(sys.stdin)
     stdout = stdout or _tolerant(sys.stdout)
@@ -527,21 +528,50 @@ def main(
         argv = sys.argv[1:]
     prog = prog or sys.argv[0]
     try:
-        opts = parse_args(argv, prog, warn=stderr.write)
+        return _main(argv, prog, stdin, stdout, stderr)
+    except OutputError as err:  # start-up and usage text (the session reports its own)
+        return _output_failed(err, stderr)
+
+
+class _Checked:
+    """A stream whose write/flush failures raise :class:`OutputError` (start-up messages)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            n = self._stream.write(text)
+            self._stream.flush()
+        except OSError as err:
+            raise OutputError(self._stream, err) from err
+        return n
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as err:
+            raise OutputError(self._stream, err) from err
+
+
+def _main(argv, prog: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    checked_err = _Checked(stderr)
+    checked_out = _Checked(stdout)
+    try:
+        opts = parse_args(argv, prog, warn=checked_err.write)
     except UsageError as err:
-        stderr.write(str(err) + USAGE)
+        checked_err.write(str(err) + USAGE)
         return 1
     if opts.help:
-        stderr.write(USAGE)
+        checked_err.write(USAGE)
         return 0
-    built = _build(opts, stderr)
+    built = _build(opts, checked_err)  # type: ignore[arg-type]
     if isinstance(built, int):
         return built
     matcher, seconds = built
     writer = create_writer(opts.match_format)
     if opts.elapse_time:
-        stdout.write(_load_statistics(matcher.graph, seconds))
-        stdout.flush()
+        checked_out.write(_load_statistics(matcher.graph, seconds))
     out = stdout
     if opts.test_output is not None:
         try:
@@ -551,7 +581,7 @@ def main(
             )
         except OSError as err:
             # The reference aborts (uncaught std::ios_base::failure) here.
-            stderr.write(
+            checked_err.write(
                 f"ERROR: can't open --test-output file {opts.test_output}: {err.strerror}\n"
             )
             return 1
@@ -573,7 +603,7 @@ def main(
     if status:
         return status
     if opts.graph_output is not None:
-        return _write_graph(opts, matcher, stderr)
+        return _write_graph(opts, matcher, checked_err)  # type: ignore[arg-type]
     return 0
 
 

@@ -142,6 +142,15 @@ def test_an_unwritable_output_stream_ends_the_session_with_an_error():
     assert isinstance(OutputError(_Full(), OSError(28, "x")), Exception)
 
 
+def test_unwritable_streams_at_start_up_are_reported_not_raised():
+    err = io.StringIO()
+    rc = main(["-L", str(TINY), "-e", "-d"], stdin=io.StringIO(""), stdout=_Full(), stderr=err)
+    assert rc == 1
+    assert err.getvalue() == "ERROR: can't write to /dev/full: No space left on device\n"
+    for argv in (["--bogus"], ["-L", "/nonexistent"], ["-h"], ["-L", str(TINY), "-P", "x"]):
+        assert main(argv, stdin=io.StringIO(""), stdout=io.StringIO(), stderr=_Full()) == 1
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_writing_to_a_full_device(tmp_path):
     job = tmp_path / "job.yaml"
