@@ -132,10 +132,16 @@ def _error(command: str, err: Exception) -> int:
 def _summary(result, stream=None) -> None:
     stream = stream if stream is not None else sys.stdout
     state = "interrupted" if result.interrupted else "finished"
+    if result.ran:
+        ran = (
+            f"{result.ran} run now on {result.backend} in {result.seconds:.1f} s "
+            f"({result.cells_per_second:.2f} cells/s)"
+        )
+    else:
+        ran = "nothing left to run"
     print(
         f"sweep {state}: {result.done}/{result.total} cells done, {result.failed} failed; "
-        f"{result.ran} run now on {result.backend} in {result.seconds:.1f} s "
-        f"({result.cells_per_second:.2f} cells/s); results in {result.out_dir}/",
+        f"{ran}; results in {result.out_dir}/",
         file=stream,
     )
     if result.interrupted:

@@ -266,16 +266,18 @@ def _criteria(rows: list[CellRow], quick: bool) -> list[Criterion]:
             "the C++ planner cannot build 1M spans this way",
         )
     )
-    # P6: build time of 100K spans.
-    builds = _series(rows, "build_s")
-    value = builds.get(100_000)
+    # P6: build time of 100K spans, in CPU seconds: on a shared machine the wall time measures
+    # the other processes as much as the planner.
+    cpu = _series(rows, "build_cpu_s").get(100_000)
+    wall = _series(rows, "build_s").get(100_000)
     out.append(
         Criterion(
             "P6",
             "-",
-            "not measured" if value is None else f"{value:.1f} s",
-            "building 100K spans by earliest fit ≤ 28 s (10% of the reference's best case)",
-            None if value is None else value <= 28.0,
+            "not measured" if cpu is None else f"{cpu:.1f} s CPU ({wall:.1f} s wall)",
+            "building 100K spans by earliest fit ≤ 28 s of CPU time (10% of the reference's "
+            "best case; CPU time because the machine is shared)",
+            None if cpu is None else cpu <= 28.0,
             "276 s from time 0; > 13 min from random",
         )
     )
@@ -289,16 +291,19 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
     header = [
         "spans",
         "build s",
+        "build CPU s",
         *(f"{k} median us" for k in KINDS),
         *(f"{k} p90 us" for k in KINDS),
     ]
     body = []
     builds = _series(rows, "build_s")
+    cpu_builds = _series(rows, "build_cpu_s")
     for n in sizes:
         body.append(
             [
                 n,
                 builds.get(n),
+                cpu_builds.get(n),
                 *(_series(rows, f"{k}.median_us").get(n) for k in KINDS),
                 *(_series(rows, f"{k}.p90_us").get(n) for k in KINDS),
             ]
