@@ -28,6 +28,7 @@ from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
 from fluxgraph.graph.depth import MAX_GRAPH_DEPTH, walk_depth
 from fluxgraph.limits import parse_digits
+from fluxgraph.readers._unicode import unicode_problem
 
 __all__ = ["JgfNode", "from_jgf", "graph_body", "load_document", "loads", "parse_node", "unpack"]
 
@@ -300,11 +301,25 @@ def _parse_json(text: str, source: str) -> Any:
         near = f"near '{token}'" if token else "near end of file"
         raise fail(f"'[' or '{{' expected {near}", line, col)
     try:
-        return json.loads(text, parse_int=_int64, parse_constant=_no_constant)
+        doc = json.loads(text, parse_int=_int64, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
+        bad = unicode_problem(text[: err.pos])  # jansson stops at whichever comes first
+        if bad is not None:
+            raise _unicode_failure(fail, text, bad) from None
         raise fail(err.msg, err.lineno, err.colno) from err
     except (ValueError, RecursionError) as err:
         raise fail(str(err), 1, 0) from err
+    bad = unicode_problem(text)
+    if bad is not None:
+        raise _unicode_failure(fail, text, bad)
+    return doc
+
+
+def _unicode_failure(fail, text: str, bad: tuple[str, int]) -> ReaderError:
+    message, offset = bad
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return fail(message, line, col)
 
 
 def loads(text: str, source: str = "<string>") -> Any:

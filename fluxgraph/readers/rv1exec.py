@@ -22,6 +22,7 @@ from typing import Any
 from fluxgraph import hostlist, idset, limits
 from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
+from fluxgraph.readers._unicode import unicode_problem
 
 __all__ = ["CLUSTER_PATH", "from_rv1exec", "load_document", "loads", "read_document", "unpack"]
 
@@ -119,11 +120,18 @@ def loads(text: str, source: str = "<string>") -> Any:
         If ``text`` is not JSON.
     """
     try:
-        return json.loads(text)
+        doc = json.loads(text)
     except json.JSONDecodeError as err:
+        bad = unicode_problem(text[: err.pos])
+        if bad is not None:
+            raise _fail(source, f"not JSON: {bad[0]} (offset {bad[1]})") from None
         raise _fail(source, f"not JSON: {err}") from err
     except (ValueError, RecursionError) as err:
         raise _fail(source, f"not JSON: {err}") from err
+    bad = unicode_problem(text)
+    if bad is not None:
+        raise _fail(source, f"not JSON: {bad[0]} (offset {bad[1]})")
+    return doc
 
 
 def load_document(graph: ResourceGraph, doc: Any, source: str = "<dict>") -> None:

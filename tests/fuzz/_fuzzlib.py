@@ -305,6 +305,8 @@ PAYLOADS = (
     BIG,
     "-" + BIG,
     "0x" + "f" * 400,
+    "\udcff",
+    "1" * 400,
     "0",
     "-1",
     "4294967295",
@@ -335,7 +337,6 @@ PAYLOADS = (
     "'",
     '"',
     "\\",
-    "\udcff",
     "\udc80\udcc3",
     "\x00",
     "\x1b",
@@ -366,6 +367,12 @@ PAYLOADS = (
 )
 
 TEXT_OPS = ("delete", "insert", "replace", "duplicate", "swap", "nest", "number", "truncate")
+#: The first payloads (huge numbers, an undecodable byte) are drawn more often.
+HOT_PAYLOADS = 5
+
+
+def draw_payload(rng: random.Random) -> int:
+    return rng.randrange(HOT_PAYLOADS) if rng.random() < 0.4 else rng.randrange(len(PAYLOADS))
 
 
 def mutate_text(text: str, ops: list[tuple[str, float, int, int]], xml: bool = False) -> str:
@@ -415,7 +422,9 @@ def _random_value(rng: random.Random, depth: int = 0) -> Any:
     if choice == 0:
         return rng.choice([0, -1, 1, 2**31, 2**32, 2**63, -(2**63) - 1, 2**64, 10**400])
     if choice == 1:
-        return rng.choice(["", "x", "\udcff", "0", "-1", "node", "/", "1" * 30, BIG])
+        return rng.choice(
+            ["", "x", "\udcff", "\ud800", "a\udfff", "0", "-1", "node", "/", "1" * 30]
+        )
     if choice == 2:
         return rng.choice([None, True, False, 1.5, math.inf, -math.inf])
     if choice == 3 and depth < 3:
@@ -570,7 +579,7 @@ PLAUSIBLE = {
         {"min": 1, "max": 9, "operator": "^", "operand": 2},
     ],
     "type": ["node", "core", "socket", "slot", "gpu", "memory", "rack", "cluster", "pu"],
-    "label": ["default", "task", "x", ""],
+    "label": ["default", "task", "x", "", "l\ud800"],
     "exclusive": [True, False, "true"],
     "duration": [0, 1, 3600, 1e9, -1, 0.5],
     "min": [0, 1, 2, 5],
@@ -590,7 +599,8 @@ PLAUSIBLE = {
     "uniq_id": [0, 1, 5, 99],
     "status": [0, 1, 2],
     "basename": ["node", "core", "x"],
-    "name": ["node0", "fluke7", "n"],
+    "name": ["node0", "fluke7", "n", "n\ud800", "n\udcff"],
+    "properties": [{"x": "y"}, {"\ud800": ""}, {"k": "v\udfff"}, {}],
     "source": ["0", "1", "2", "99"],
     "target": ["0", "1", "2", "99"],
     "subsystem": ["containment", "power", "ibnet"],
@@ -611,6 +621,17 @@ def plausible_edit(doc: Any, rng: random.Random, edits: int) -> Any:
                 todo.extend(cur.values())
             elif isinstance(cur, list):
                 todo.extend(cur)
+        strings = [(h, k) for h in holders for k, v in h.items() if isinstance(v, str)]
+        if strings and rng.random() < 0.25:  # perturb an existing string value
+            holder, key = rng.choice(strings)
+            holder[key] = holder[key] + rng.choice(["\ud800", "\udcff", "\x00", "9" * 30, "/"])
+            continue
+        typed = [h for h in holders if "type" in h]
+        if typed and rng.random() < 0.4:  # add a field a resource or vertex may have
+            holder = rng.choice(typed)
+            key = rng.choice(sorted(PLAUSIBLE))
+            holder[key] = rng.choice(PLAUSIBLE[key])
+            continue
         candidates = [(h, k) for h in holders for k in h if k in PLAUSIBLE]
         if not candidates:
             return doc
@@ -652,7 +673,7 @@ def make_document(kind: str, rng: random.Random) -> str:
                 text = _dump_json(doc)
     if mode == 1 or (mode == 2 and rng.random() < 0.3) or text == seed:
         ops = [
-            (rng.choice(TEXT_OPS), rng.random(), rng.randrange(len(PAYLOADS)), rng.randint(1, 8))
+            (rng.choice(TEXT_OPS), rng.random(), draw_payload(rng), rng.randint(1, 8))
             for _ in range(rng.choice([1, 1, 1, 2, 3]))
         ]
         text = mutate_text(text, ops, xml=kind in ("grug", "hwloc"))
@@ -694,6 +715,14 @@ def bounded(kind: str, seconds: float = CASE_SECONDS, trace_memory: bool = True)
         raise Defect(kind, "hang", f"{used:.1f} s CPU")
     if peak > CASE_BYTES:
         raise Defect(kind, "memory", f"{peak / 2**20:.0f} MiB")
+
+
+def writable(text: Any) -> Any:
+    """``text`` after checking it can go to a stream as the CLI writes them (UTF-8,
+    ``surrogateescape``): a lone surrogate outside the escape range cannot."""
+    if isinstance(text, str):
+        text.encode("utf-8", errors="surrogateescape")
+    return text
 
 
 def _crash(kind: str, exc: BaseException) -> Defect:
@@ -761,7 +790,7 @@ def check_jobspec(text: str, rng: random.Random | None = None) -> str:
             out = m.run(js, op, 1, writer)
             if out.rc == 0 or out.errno in (EBUSY, ENODEV):
                 with contextlib.suppress(MatchError):
-                    writer.emit()
+                    writable(writer.emit())
         with contextlib.suppress(MatchError):
             m.cancel(1)
     return "ok"
@@ -815,9 +844,11 @@ def check_graph(kind: str, text: str, rng: random.Random | None = None) -> str:
             out = m.run(js, rng.choice(["allocate", "allocate_orelse_reserve"]), i, writer)
             if out.rc == 0 or out.errno in (EBUSY, ENODEV):
                 with contextlib.suppress(MatchError):
-                    writer.emit()
+                    writable(writer.emit())
+        finder = create("jgf")
         with contextlib.suppress(FluxgraphError):
-            m.find("status=up", create("jgf"))
+            m.find("status=up", finder)
+            writable(finder.emit())
         for i in range(1, len(JOB_SHAPES) + 1):
             with contextlib.suppress(MatchError):
                 m.cancel(i)
@@ -955,9 +986,9 @@ def run_session(graph_text: str, commands: list[str], fmt: str) -> list[tuple[st
             break
         chunks.append(
             (
-                out.getvalue()[marks[0] :],
-                stdout.getvalue()[marks[1] :],
-                stderr.getvalue()[marks[2] :],
+                writable(out.getvalue()[marks[0] :]),
+                writable(stdout.getvalue()[marks[1] :]),
+                writable(stderr.getvalue()[marks[2] :]),
             )
         )
     return chunks
@@ -1057,6 +1088,9 @@ def check_cli(argv: list[str]) -> str:
                 )
         finally:
             os.chdir(cwd)
+        with only("cli"):
+            writable(out.getvalue())
+            writable(err.getvalue())
         if rc not in (0, 1):
             raise Defect("cli", "status", f"exit status {rc!r} for {argv!r}")
     return "ok"
@@ -1166,7 +1200,7 @@ def _elastic_step(m: Matcher, rng: random.Random, op: int, r_docs, jobs: list[in
         if out.rc == 0:
             jobs.append(new_id)
             with contextlib.suppress(MatchError):
-                writer.emit()
+                writable(writer.emit())
     elif jobs:
         reader = rng.choice(sorted(r_docs))
         m.partial_cancel(rng.choice(jobs), reader, _mutated_r(r_docs[reader], rng))

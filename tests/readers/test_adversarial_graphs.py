@@ -363,3 +363,41 @@ def test_a_hand_built_graph_deeper_than_the_limit_gets_no_matcher():
 def test_a_matcher_needs_a_subsystem():
     with pytest.raises(MatchError, match="no subsystem"):
         Matcher(_chain_graph(3), subsystems=[])
+
+
+# -- unicode -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("escape", "message"),
+    [
+        ("\\ud800", "invalid Unicode '\\uD800'"),
+        ("x\\udfff", "invalid Unicode '\\uDFFF'"),
+        ("\\ud800\\ud800", "invalid Unicode '\\uD800'"),
+        ("\udcff", "unable to decode byte 0xff"),
+    ],
+)
+def test_jgf_strings_must_be_real_unicode(escape, message):
+    text = _jgf("0").replace('"cluster"', f'"clu{escape}ster"')
+    err = _fails(jgf.unpack, text)
+    assert err.reference_message.startswith(f"fetch_jgf: json_loads returned an error: {message}")
+    assert "<string>@1:" in err.reference_message
+
+
+def test_jgf_surrogate_pairs_and_escaped_backslashes_are_fine():
+    g = ResourceGraph()
+    jgf.unpack(g, _jgf("0").replace('"cluster"', '"c\\ud83d\\ude00"'))
+    assert g.types == ["c\U0001f600"]
+    g = ResourceGraph()
+    jgf.unpack(g, _jgf("0").replace('"cluster"', '"c\\\\ud800"'))
+    assert g.types == ["c\\ud800"]
+
+
+def test_rv1exec_strings_must_be_real_unicode():
+    from fluxgraph.readers import rv1exec
+
+    text = (
+        '{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0"}}], '
+        '"nodelist": ["n\\ud8000"]}}'
+    )
+    assert "invalid Unicode" in str(_fails(rv1exec.unpack, text))
