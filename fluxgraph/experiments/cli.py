@@ -17,20 +17,11 @@ import sys
 from pathlib import Path
 
 from fluxgraph.errors import FluxgraphError
+from fluxgraph.sched.cli import positive_int
 
 __all__ = ["COMMANDS", "add_parsers", "run"]
 
 COMMANDS = ("sweep", "report", "reproduce")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _csv_list(text: str) -> list[str]:
@@ -39,7 +30,7 @@ def _csv_list(text: str) -> list[str]:
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--workers", type=_positive, help="worker processes (default: the CPU count; 1 = inline)"
+        "--workers", type=positive_int, help="worker processes (default: the CPU count; 1 = inline)"
     )
     p.add_argument(
         "--dask",

@@ -27,7 +27,7 @@ from fluxgraph.sched.shapes import SHAPES
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Workload, bundled_trace, load_workload
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "positive_int", "run"]
 
 #: Metrics printed in the closing summary table, with their labels.
 _TABLE = (
@@ -46,7 +46,8 @@ _TABLE = (
 )
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (a clear usage error otherwise)."""
     try:
         value = int(text)
     except ValueError:
@@ -90,7 +91,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         choices=("swf", "csv", "batsim"),
         help="trace format (default: from the extension)",
     )
-    p.add_argument("--limit", type=_positive, help="replay only the first N jobs")
+    p.add_argument("--limit", type=positive_int, help="replay only the first N jobs")
     p.add_argument(
         "--lenient",
         action="store_true",
@@ -104,12 +105,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reservation-depth",
-        type=_positive,
+        type=positive_int,
         default=64,
         help="reservations per pass for --queue hybrid (default: 64)",
     )
     p.add_argument(
-        "--queue-depth", type=_positive, help="most queued jobs one pass considers (default: all)"
+        "--queue-depth",
+        type=positive_int,
+        help="most queued jobs one pass considers (default: all)",
     )
     p.add_argument(
         "--priority", default="fcfs", choices=tuple(PRIORITIES), help="queue order (default: fcfs)"
