@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["MAX_HOSTS", "decode", "encode", "split_hostname"]
+__all__ = ["MAX_HOSTS", "HostSet", "decode", "encode", "split_hostname"]
 
 #: Largest number of hosts :func:`decode` expands, so a short string cannot exhaust memory.
 MAX_HOSTS = 1 << 22
@@ -168,6 +168,48 @@ def _items(text: str) -> list[str]:
     return items
 
 
+def _pieces(text: str) -> list[tuple[str, list[tuple[int, int, int]]]]:
+    """``text`` parsed into ``(prefix, [(lo, hi, width), ...])`` pieces (no ranges: a single
+    host named ``prefix``), checked exactly as :func:`decode` checks it, hosts not expanded."""
+    if not isinstance(text, str):
+        raise ValueError(f"hostlist must be a string, not {type(text).__name__}")
+    if text == "":
+        return []
+    pieces: list[tuple[str, list[tuple[int, int, int]]]] = []
+    total = 0
+    for item in _items(text):
+        if not item or any(ch.isspace() for ch in item):
+            raise ValueError(f"invalid hostlist {text!r}: bad item {item!r}")
+        if "[" not in item:
+            if "]" in item:
+                raise ValueError(f"invalid hostlist {text!r}: unmatched ']'")
+            pieces.append((item, []))
+            total += 1
+        else:
+            prefix, _, rest = item.partition("[")
+            body, _, suffix = rest.partition("]")
+            if suffix or not body:
+                raise ValueError(f"invalid hostlist {text!r}: bad item {item!r}")
+            ranges = []
+            for part in body.split(","):
+                lo_s, sep, hi_s = part.partition("-")
+                ok = lo_s.isascii() and lo_s.isdigit()
+                if not ok or (sep and not (hi_s.isascii() and hi_s.isdigit())):
+                    raise ValueError(f"invalid hostlist {text!r}: bad range {part!r}")
+                if len(lo_s.lstrip("0")) > 19 or len(hi_s.lstrip("0")) > 19:
+                    raise ValueError(f"hostlist {text!r} has more than {MAX_HOSTS} hosts")
+                lo = int(lo_s)
+                hi = int(hi_s) if sep else lo
+                if hi < lo:
+                    raise ValueError(f"invalid hostlist {text!r}: range {part!r} is descending")
+                total += hi - lo + 1
+                if total > MAX_HOSTS:
+                    raise ValueError(f"hostlist {text!r} has more than {MAX_HOSTS} hosts")
+                ranges.append((lo, hi, len(lo_s)))
+            pieces.append((prefix, ranges))
+    return pieces
+
+
 def decode(text: str) -> list[str]:
     """The host names of the hostlist string ``text``, in order (duplicates kept).
 
@@ -186,36 +228,60 @@ def decode(text: str) -> list[str]:
     >>> decode("")
     []
     """
-    if not isinstance(text, str):
-        raise ValueError(f"hostlist must be a string, not {type(text).__name__}")
-    if text == "":
-        return []
     hosts: list[str] = []
-    for item in _items(text):
-        if not item or any(ch.isspace() for ch in item):
-            raise ValueError(f"invalid hostlist {text!r}: bad item {item!r}")
-        if "[" not in item:
-            if "]" in item:
-                raise ValueError(f"invalid hostlist {text!r}: unmatched ']'")
-            hosts.append(item)
-        else:
-            prefix, _, rest = item.partition("[")
-            body, _, suffix = rest.partition("]")
-            if suffix or not body:
-                raise ValueError(f"invalid hostlist {text!r}: bad item {item!r}")
-            for part in body.split(","):
-                lo_s, sep, hi_s = part.partition("-")
-                ok = lo_s.isascii() and lo_s.isdigit()
-                if not ok or (sep and not (hi_s.isascii() and hi_s.isdigit())):
-                    raise ValueError(f"invalid hostlist {text!r}: bad range {part!r}")
-                lo = int(lo_s)
-                hi = int(hi_s) if sep else lo
-                if hi < lo:
-                    raise ValueError(f"invalid hostlist {text!r}: range {part!r} is descending")
-                if len(hosts) + hi - lo + 1 > MAX_HOSTS:
-                    raise ValueError(f"hostlist {text!r} has more than {MAX_HOSTS} hosts")
-                width = len(lo_s)
-                hosts.extend(f"{prefix}{k:0{width}d}" for k in range(lo, hi + 1))
-        if len(hosts) > MAX_HOSTS:
-            raise ValueError(f"hostlist {text!r} has more than {MAX_HOSTS} hosts")
+    for prefix, ranges in _pieces(text):
+        if not ranges:
+            hosts.append(prefix)
+        for lo, hi, width in ranges:
+            hosts.extend(f"{prefix}{k:0{width}d}" for k in range(lo, hi + 1))
     return hosts
+
+
+class HostSet:
+    """Membership in the hosts of a hostlist string, without expanding it.
+
+    ``name in HostSet(text)`` is ``name in decode(text)``, with the same errors, but memory is
+    proportional to the length of ``text`` (``n[0-1048575]`` holds a million names in a few
+    bytes), and a lookup costs O(trailing digits of the name x log ranges).
+
+    Examples
+    --------
+    >>> hs = HostSet("node[01-03,10],fluke,n1[0-2]")
+    >>> [h in hs for h in ("node02", "node2", "node10", "fluke", "n12", "n3", "node04")]
+    [True, False, True, True, True, False, False]
+    """
+
+    __slots__ = ("_names", "_ranges")
+
+    def __init__(self, text: str) -> None:
+        names: set[str] = set()
+        ranges: dict[str, list[tuple[int, int, int]]] = {}
+        for prefix, spans in _pieces(text):
+            if not spans:
+                names.add(prefix)
+            else:
+                ranges.setdefault(prefix, []).extend(spans)
+        self._names = frozenset(names)
+        self._ranges = ranges
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        if name in self._names:
+            return True
+        if not self._ranges:
+            return False
+        end = len(name)
+        k = end
+        while k > 0 and name[k - 1].isascii() and name[k - 1].isdigit():
+            k -= 1
+        for cut in range(k, end):  # every prefix that leaves a non-empty digit tail
+            spans = self._ranges.get(name[:cut])
+            if spans is None:
+                continue
+            digits = name[cut:]
+            value = int(digits) if len(digits) <= 20 else -1
+            for lo, hi, width in spans:
+                if lo <= value <= hi and f"{value:0{width}d}" == digits:
+                    return True
+        return False

@@ -184,12 +184,30 @@ def control_loop(
 
     ``dispatch(session, tokens)`` runs one command (see :mod:`fluxgraph.query.commands`). On a
     terminal the prompt (empty with ``-d``) is shown and lines can be edited; otherwise lines
-    are read silently. Blank lines are skipped. Unlike the reference, which spins forever at end
-    of input, the loop ends cleanly.
+    are read silently (at most :data:`MAX_LINE` characters a line). Blank lines are skipped.
+    Unlike the reference, which spins forever at end of input, the loop ends cleanly.
     """
-    lines: Iterable[str] = _tty_lines(prompt) if stdin.isatty() else stdin
+    lines: Iterable[str] = _tty_lines(prompt) if stdin.isatty() else _bounded_lines(session, stdin)
     for line in lines:
         tokens = split_command(line)
         if tokens and dispatch(session, tokens) != 0:
             break
     return 0
+
+
+#: Longest command line read (characters): a stream without newlines (``< /dev/zero``) would
+#: otherwise be read into memory without end.
+MAX_LINE = 1 << 20
+
+
+def _bounded_lines(session: Session, stdin: TextIO) -> Iterable[str]:
+    """The lines of ``stdin``; a line longer than :data:`MAX_LINE` ends the input with
+    ``ERROR: command line longer than <n> characters``."""
+    while True:
+        line = stdin.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            session.stderr_lines(f"ERROR: command line longer than {MAX_LINE} characters")
+            return
+        yield line

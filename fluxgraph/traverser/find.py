@@ -165,7 +165,7 @@ class _JobIn:
 
 @dataclass(frozen=True, slots=True)
 class _Names:
-    names: frozenset[str]
+    names: hostlist.HostSet
 
     def __call__(self, g: ResourceGraph, v: int, down: bool, alloc: bool, res: bool) -> bool:
         return g.names[v] in self.names
@@ -306,10 +306,10 @@ class _Parser:
             return _True()
         if key == "names":
             try:
-                names = hostlist.decode(value)
+                names = hostlist.HostSet(value)  # not expanded: n[0-1048575] is one range
             except ValueError as err:
                 raise self.fail(f"value of 'names' is not a hostlist ({err})") from err
-            return _Names(frozenset(names))
+            return _Names(names)
         if key == "property":
             return _Property(value)
         slot = _JOB_SLOTS.get(key)

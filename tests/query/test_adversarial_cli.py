@@ -257,3 +257,26 @@ def test_reference_quirk_satisfiable_but_never_placed(tmp_path, policy):
     assert out.count("INFO: Satisfiable request") == 1
     assert out.count("INFO: No matching resources found") == 3
     assert "Unsatisfiable" not in out
+
+
+def test_find_names_hostlists_are_not_expanded():
+    terms = " or ".join(f"names=n{i}[0-1048575]" for i in range(50))
+    rc, out, err = _session([f"find {terms} or names=node1", "find names=node[0-1]"])
+    assert rc == 0 and err == ""
+    assert out.count("INFO: EXPRESSION=") == 2
+    assert "node1[1:x]" in out
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_endless_command_line_ends_the_input():
+    with open("/dev/zero", "rb") as zero:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        r = subprocess.run(
+            [sys.executable, "-m", "fluxgraph.query", "-L", str(TINY), "-d"],
+            stdin=zero,
+            capture_output=True,
+            env=env,
+            timeout=60,
+            preexec_fn=_limit_memory,
+        )
+    assert r.stderr == b"ERROR: command line longer than 1048576 characters\n"
