@@ -112,7 +112,12 @@ def plan_shortcut(
         return None
     r = requests[0]
     g = sel.graph
-    if r.type == "slot" or r.count_min != r.count_max or r.type == g.types[root]:
+    if (
+        r.type == "slot"
+        or r.count_min != r.count_max
+        or r.count_min < 1  # count 0: nothing to rank (the full walk decides)
+        or r.type == g.types[root]
+    ):
         return None
     region = pristine_region(sel, root, r.type)
     if not region.tree or (policy.node_centric and region.node_ancestor):

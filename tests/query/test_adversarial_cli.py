@@ -280,3 +280,16 @@ def test_an_endless_command_line_ends_the_input():
             preexec_fn=_limit_memory,
         )
     assert r.stderr == b"ERROR: command line longer than 1048576 characters\n"
+
+
+@pytest.mark.parametrize("policy", ["high", "low", "lonode"])
+def test_a_zero_count_top_level_request_takes_the_full_walk(tmp_path, policy):
+    # found by the fuzz campaign (jobspec seed 200258): the id-order shortcut compared a score
+    # with the boundary of an empty selection
+    job = tmp_path / "zero.yaml"
+    job.write_text(NODE_SLOT_CORE.replace("    count: 1\n    with:", "    count: 0\n    with:", 1))
+    fast = _session([f"match allocate {job}"], "-P", policy)
+    exact = _session([f"match allocate {job}"], "-P", policy, "-e")
+    assert fast[0] == exact[0] == 0 and "Traceback" not in fast[2]
+    assert "INFO: No matching resources found" in fast[1]
+    assert "INFO: No matching resources found" in exact[1]
