@@ -1013,6 +1013,17 @@ def check_repl(rng: random.Random, n_valid: int = 8, n_bad: int = 6) -> str:
     for (command, a), b in zip(zip(valid, clean, strict=True), kept, strict=True):
         if a != b:
             raise Defect("repl", "state", f"{command!r} printed differently after bad commands")
+    # then mutated jobspec files through the whole match command (crashes only)
+    with tempfile.TemporaryDirectory() as tmp:
+        hostile = []
+        for i in range(3):
+            path = Path(tmp) / f"m{i}.yaml"
+            path.write_text(make_document("jobspec", rng), errors="surrogateescape")
+            op = rng.choice(["allocate", "allocate_orelse_reserve", "satisfiability"])
+            hostile.append(f"match {op} {path}")
+        hostile += ["find sched-now=allocated", "cancel 1", "list"]
+        with only("repl"):
+            run_session(INLINE_GRUG, hostile, rng.choice(sorted(MATCH_FORMATS)))
     return "ok"
 
 
