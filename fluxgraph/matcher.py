@@ -179,6 +179,7 @@ class Matcher:
             raise MatchError("can't initialize traverser", errno=self.traverser.errno)
         types.finalize()
         self._next_job = 1
+        self._built: tuple[Any, tuple] | None = None
 
     @property
     def known_types(self):
@@ -190,7 +191,14 @@ class Matcher:
         tr = self.traverser
         if op not in OPS:
             return MatchOutcome(-1, EINVAL, now, 0, f"unknown match operation {op!r}", 0, 0)
-        requests = build_requests(jobspec.resources)
+        built = self._built
+        if built is not None and built[0] is jobspec and type(tr) is Traverser:
+            # the same (immutable) jobspec again: its request tree is reused, primed as before
+            # (a fresh top-level list: a traverser may rewrite the list it is given)
+            requests = list(built[1])
+        else:
+            requests = build_requests(jobspec.resources)
+            self._built = (jobspec, tuple(requests))
         try:
             duration = job_duration(jobspec.duration)
         except MatchError as err:

@@ -22,7 +22,12 @@ from fluxgraph.traverser.dfu import (
     Selector,
 )
 from fluxgraph.traverser.request import Request, prime_requests
-from fluxgraph.traverser.state import INT64_MAX, avail_during, own_planner, x_checker
+from fluxgraph.traverser.state import (
+    INT64_MAX,
+    X_CHECKER_NJOBS,
+    SmallPlanner,
+    avail_during,
+)
 
 __all__ = ["OPS", "Traverser"]
 
@@ -36,6 +41,8 @@ OPS = (
     "without_allocating_future",
 )
 _AT_NOW_OPS = ("allocate", "without_allocating")
+#: The contributions of a leaf's children: none (shared, never written).
+_NO_CHILDREN: dict[str, int] = {}
 _SAT_OPS = ("allocate_with_satisfiability", "satisfiability")
 
 
@@ -136,8 +143,7 @@ class Traverser(Selector):
         rtype = g.types[root]
         x = any(r.type == rtype and r.exclusive is True for r in requests)
         saved = set(self.exclusive_types)
-        dfv: dict[str, int] = {}
-        self.prime(requests, dfv)
+        dfv = self._prime_cached(requests)
         meta = JobMeta(jobid, at, duration, constraint, queue)
         if op in ("without_allocating", "without_allocating_future"):
             meta.alloc_type = NO_ALLOC
@@ -169,6 +175,36 @@ class Traverser(Selector):
         prime_requests(
             requests, dfv, lambda t: self.pruning.is_pruning_type(dom, t), self.exclusive_types
         )
+
+    def _prime_cached(self, requests: list[Request]) -> dict[str, int]:
+        """:meth:`prime` ``requests``; the request-wide totals ``dfv``.
+
+        The same request objects primed again under the same pruning configuration get the
+        same ``user_data`` and totals: then only the exclusive types are added again (a
+        :class:`~fluxgraph.matcher.Matcher` hands the same objects for the same jobspec).
+        """
+        cached = self._primed
+        version = self.pruning.version
+        if (
+            cached is not None
+            and cached[1] == version
+            and len(cached[0]) == len(requests)
+            and all(a is b for a, b in zip(cached[0], requests, strict=True))
+            and type(self) is Traverser
+        ):
+            self.exclusive_types.update(cached[3])
+            return dict(cached[2])
+        dfv: dict[str, int] = {}
+        self.prime(requests, dfv)
+        excl: set[str] = set()
+        todo = list(requests)
+        while todo:
+            r = todo.pop()
+            if r.exclusive is True:
+                excl.add(r.type)
+            todo.extend(r.with_)
+        self._primed = (tuple(requests), version, dict(dfv), frozenset(excl))
+        return dfv
 
     def _select(self, requests, root, meta, x) -> int:
         rc = self.select(requests, root, meta, x)
@@ -292,89 +328,146 @@ class Traverser(Selector):
         return -1
 
     def _upd_dfv(self, u, writer, needs, excl, meta, full, to_parent, shadow, excl_parent):
+        """The update walk from ``u`` (§6.13): apply the marked selection below it, emit it to
+        ``writer``; the number of vertices updated (0: nothing exclusive was found).
+
+        ``upd_dfv`` and ``upd_sched`` of the reference, as one recursive closure over what the
+        walk reads (the walk is the hot half of every match).
+        """
         g = self.graph
         dom = self.dom
-        mod = shadow or g.types[u] in self.exclusive_types
-        excl = excl or mod
-        self.level += 1
-        colors = self.colors
-        marks = colors.marks[dom]
-        base = colors.base
-        marks[u] = base + 1
-        acc: dict[str, int] = {}
-        n = 0
-        seq = self.seq
-        e_seq, e_excl, e_needs, sizes, dst = (
-            self.e_seq,
-            self.e_excl,
-            self.e_needs,
-            g.sizes,
-            g.edge_dst,
-        )
-        dynamic = self.policy.stop_on_k > 0
-        children = g.child_edges(dom)[u]
-        if not mod:  # only edges the selection marked: filter at C speed (a root has thousands)
-            children = [e for e in children if e_seq[e] == seq]
-        for e in children:
-            tgt = dst[e]
-            if marks[tgt] > base:
-                continue
-            xc = e_excl[e] or mod
-            nc = sizes[tgt] if mod else e_needs[e]
-            k = self._upd_dfv(tgt, writer, nc, xc, meta, full, acc, mod, excl)
-            if k > 0:
-                if dynamic:
-                    self._upd_by_outedges(dom, meta, u, e)
-                writer.emit_edg(g, e, excl)
-                n += k
-        marks[u] = base + 2
-        return self._upd_sched(u, writer, needs, excl, n, meta, full, acc, to_parent, excl_parent)
-
-    def _upd_sched(self, u, writer, needs, excl, n, meta, full, acc, to_parent, excl_parent):
-        g = self.graph
         sched = g.schedule
-        jobid = meta.jobid
-        if meta.alloc_type == NO_ALLOC:
-            if excl:
-                n += 1
+        types, sizes, dst = g.types, g.sizes, g.edge_dst
+        child_edges = g.child_edges(dom)
+        marks = self.colors.marks[dom]
+        base = self.colors.base
+        seq = self.seq
+        e_seq, e_excl, e_needs = self.e_seq, self.e_excl, self.e_needs
+        exclusive_types = self.exclusive_types
+        upd_by_outedges = self._upd_by_outedges if self.policy.stop_on_k > 0 else None
+        ptypes = self.pruning.pruning_types(dom)
+        jobid, at, duration, alloc_type = meta.jobid, meta.at, meta.duration, meta.alloc_type
+        allocating = alloc_type != NO_ALLOC
+        if alloc_type == ALLOC:
+            table = sched.allocations
+        elif alloc_type == ALLOC_ORELSE_RESERVE:
+            table = sched.reservations
         else:
+            table = None
+        tags, x_spans, job2span, subplans = (
+            sched.tags,
+            sched.x_spans,
+            sched.job2span,
+            sched.subplans,
+        )
+        plans, x_checkers = sched.plans, sched.x_checkers
+        emit_vtx, emit_edg = writer.emit_vtx, writer.emit_edg
+        level = self.level
+        # the marked out-edges of each vertex, in out-edge order (edge ids ascend along every
+        # out-edge list), from the selection's record instead of a scan of every out-edge
+        marked_children: dict[int, list[int]] | None = None
+        if self.marked_seq == seq:
+            esub, src = g.edge_subsystem, g.edge_src
+            marked_children = {}
+            for e in set(self.marked_edges):
+                if e_seq[e] == seq and esub[e] == dom:
+                    marked_children.setdefault(src[e], []).append(e)
+            for lst in marked_children.values():
+                lst.sort()
+
+        def walk(u, needs, excl, to_parent, shadow, excl_parent):
+            nonlocal level
+            utype = types[u]
+            mod = shadow or utype in exclusive_types
+            excl = excl or mod
+            level += 1
+            marks[u] = base + 1
+            n = 0
+            children = child_edges[u]
+            acc: dict[str, int] = {} if children else _NO_CHILDREN
+            if children:
+                if mod:
+                    pass  # an exclusive-type vertex takes its whole subtree
+                elif marked_children is not None:
+                    children = marked_children.get(u, ())
+                else:  # only edges the selection marked
+                    children = [e for e in children if e_seq[e] == seq]
+                for e in children:
+                    tgt = dst[e]
+                    if marks[tgt] > base:
+                        continue
+                    k = walk(
+                        tgt,
+                        sizes[tgt] if mod else e_needs[e],
+                        e_excl[e] or mod,
+                        acc,
+                        mod,
+                        excl,
+                    )
+                    if k > 0:
+                        if upd_by_outedges is not None:
+                            upd_by_outedges(dom, meta, u, e)
+                        emit_edg(g, e, excl)
+                        n += k
+            marks[u] = base + 2
+            # -- upd_sched --
             if excl:
                 n += 1
-                if full:
+                if full and allocating:
+                    p = plans[u]
+                    if p is None:
+                        p = plans[u] = SmallPlanner(sizes[u], utype)
                     try:
-                        span = own_planner(g, u).add_span(meta.at, meta.duration, needs)
+                        span = p.add_span(at, duration, needs)
                     except PlannerError:
-                        return n
-                    if meta.alloc_type == ALLOC:
-                        _slot(sched.allocations, u)[jobid] = span
-                    elif meta.alloc_type == ALLOC_ORELSE_RESERVE:
-                        _slot(sched.reservations, u)[jobid] = span
-            if n > 0:
-                dom = self.dom
+                        return n  # the reference logs and returns, leaving its level raised
+                    if table is not None:
+                        d = table[u]
+                        if d is None:
+                            d = table[u] = {}
+                        d[jobid] = span
+            if n > 0 and allocating:
                 try:
-                    _slot(sched.tags, u)[jobid] = jobid
-                    span = x_checker(g, u).add_span(meta.at, meta.duration, 1)
-                    _slot(sched.x_spans, u)[jobid] = span
-                    subplans = sched.subplans[u]
-                    sp = subplans.get(dom) if subplans else None
+                    d = tags[u]
+                    if d is None:
+                        d = tags[u] = {}
+                    d[jobid] = jobid
+                    p = x_checkers[u]
+                    if p is None:
+                        p = x_checkers[u] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
+                    span = p.add_span(at, duration, 1)
+                    d = x_spans[u]
+                    if d is None:
+                        d = x_spans[u] = {}
+                    d[jobid] = span
+                    sp = subplans[u]
+                    if sp is not None:
+                        sp = sp.get(dom)
                     if sp is not None and acc:
-                        amounts = [acc.get(t, 0) for t in sp.resource_types]
-                        mspan = sp.add_span(meta.at, meta.duration, amounts)
-                        _slot(sched.job2span, u)[jobid] = mspan
+                        mspan = sp.add_span(
+                            at, duration, [acc.get(t, 0) for t in sp.resource_types]
+                        )
+                        d = job2span[u]
+                        if d is None:
+                            d = job2span[u] = {}
+                        d[jobid] = mspan
                 except PlannerError:
                     return n
-                pruning = self.pruning
-                utype = g.types[u]
-                if pruning.is_pruning_type(dom, utype):
-                    add = g.sizes[u] if excl else g.sizes[u] - needs
+                if utype in ptypes:
+                    add = sizes[u] if excl else sizes[u] - needs
                     to_parent[utype] = to_parent.get(utype, 0) + add
                 for t, c in acc.items():
-                    if pruning.is_pruning_type(dom, t):
+                    if t in ptypes:
                         to_parent[t] = to_parent.get(t, 0) + c
-        if n > 0:
-            writer.emit_vtx(g, u, self.level, needs, excl, excl_parent)
-        self.level -= 1
-        return n
+            if n > 0:
+                emit_vtx(g, u, level, needs, excl, excl_parent)
+            level -= 1
+            return n
+
+        try:
+            return walk(u, needs, excl, to_parent, shadow, excl_parent)
+        finally:
+            self.level = level
 
     def _upd_by_outedges(self, s: str, meta: JobMeta, u: int, e: int) -> None:
         subplans = self.graph.schedule.subplans[self.graph.edge_dst[e]]

@@ -77,16 +77,27 @@ class Selector:
         self.errno = 0
         self.level = 0
         self.nodes_up = 0
+        #: The own availability of the vertex :meth:`prune` last checked (over the request's
+        #: window), read by :meth:`dom_dfv` instead of querying the planner a second time.
+        self.pruned_avail = 0
         self.total_preorder = 0
         self.total_postorder = 0
         self.preorder = 0
         self.postorder = 0
         self.v_rt: dict[str, tuple[int, bool, int]] = {}
+        #: Every edge marked (``e_seq`` set) since the last :meth:`tick`, which started
+        #: selection ``marked_seq``: the update walk reads the marked children of a vertex
+        #: from it instead of scanning all of the vertex's out-edges.
+        self.marked_edges: list[int] = []
+        self.marked_seq = -1
+        #: The last priming (see ``Traverser._prime_cached``): the request objects (kept
+        #: alive, so their identities stay theirs), pruning version, totals, exclusive types.
+        self._primed: tuple | None = None
         self._aux_root: int | bool | None = False
         self._sorted_out: list[list[int] | None] = [None] * graph.num_vertices
         self._sorted_keys: list[list[tuple[int, int]] | None] = [None] * graph.num_vertices
         self._parent_edge: dict[str, list[int]] = {}
-        self._child_types: list[frozenset[str]] | None = None
+        self._child_types: list[frozenset[str] | None] | None = None
         #: Use exact early termination (off when visit counts must equal the reference's).
         self.shortcuts = True
         self.shortcut_used = False
@@ -129,28 +140,35 @@ class Selector:
         """Start a new selection: bump the sequence number and whiten every vertex."""
         self.seq += 1
         self.colors.reset()
+        self.marked_edges = []
+        self.marked_seq = self.seq
 
     def own_avail(self, u: int, meta: JobMeta) -> int:
         g = self.graph
         return avail_during(g.schedule.plans[u], g.sizes[u], meta.at, meta.duration)
 
     def child_types(self, u: int) -> frozenset[str]:
+        """The types of ``u``'s children in any subsystem (computed once per vertex)."""
         ct = self._child_types
         if ct is None:
+            ct = self._child_types = [None] * self.graph.num_vertices
+        have = ct[u]
+        if have is None:
             g = self.graph
             types, dst = g.types, g.edge_dst
-            ct = self._child_types = [frozenset(types[dst[e]] for e in out) for out in g.out_edges]
-        return ct[u]
+            have = ct[u] = frozenset(types[dst[e]] for e in g.out_edges[u])
+        return have
 
     def parent_edge(self, s: str, v: int) -> int:
-        """The first in-edge of ``v`` in subsystem ``s`` (-1 if none)."""
+        """The first in-edge of ``v`` in subsystem ``s`` (-1 if none; computed once per vertex)."""
         pe = self._parent_edge.get(s)
         if pe is None:
-            g = self.graph
-            esub = g.edge_subsystem
-            pe = [next((e for e in ins if esub[e] == s), -1) for ins in g.in_edges]
-            self._parent_edge[s] = pe
-        return pe[v]
+            pe = self._parent_edge[s] = [-2] * self.graph.num_vertices
+        e = pe[v]
+        if e == -2:
+            esub = self.graph.edge_subsystem
+            e = pe[v] = next((e for e in self.graph.in_edges[v] if esub[e] == s), -1)
+        return e
 
     def sorted_out_edges(self, u: int) -> list[int]:
         """``u``'s out-edges by descending (weight, target uniq_id): dynamic exploration order.
@@ -269,6 +287,9 @@ class Selector:
         dom = self.dom
         if self.prune(meta, x_in, dom, u, utype, requests) < 0:
             return -1
+        # u's own availability, as prune found it (a selection changes no planner, so the
+        # reference's second query after the children were explored gives the same answer)
+        a = self.pruned_avail
         policy = self.policy
         if policy.dom_discover_vtx(g, u) != 0:
             return -1
@@ -278,17 +299,14 @@ class Selector:
         dfu = ScoringObject()
         if kind == _SLOT_MATCH:
             self.dom_slot(meta, u, nxt, nslots, pristine, dfu)
-        else:
+        elif g.out_edges[u]:
             self.dom_exp(meta, u, nxt, pristine, x_in, dfu)
+        # (a leaf has nothing to explore in any subsystem: its scoring object stays empty)
         marks[u] = colors.base + 2
-        a = self.own_avail(u, meta)
-        if a == 0:
-            self.errno = EBUSY
-            return -1
         if policy.dom_finish_vtx(g, dom, u, requests, dfu) != 0:
             self.errno = EBUSY
             return -1
-        if self.resolve(dfu, to_parent) != 0:
+        if (dfu.evals or dfu.hier_constrain_now) and self.resolve(dfu, to_parent) != 0:
             return -1
         to_parent.avail = a
         to_parent.overall_score = dfu.overall_score
@@ -343,7 +361,11 @@ class Selector:
         ):
             self.errno = EBUSY
             return -1
-        if self.own_avail(u, meta) == 0:
+        p = g.schedule.plans[u]  # (own_avail, inlined: prune runs for every visit)
+        a = self.pruned_avail = (
+            g.sizes[u] if p is None else p.avail_resources_during(meta.at, meta.duration)
+        )
+        if a == 0:
             self.errno = EBUSY
             return -1
         for r in requests:
@@ -442,7 +464,6 @@ class Selector:
         multiplier: int,
     ) -> int:
         """Visit ``u``'s children in subsystem ``s`` and gather their groups into ``dfu``."""
-        dynamic = self.policy.stop_on_k > 0
         g = self.graph
         types, dst = g.types, g.edge_dst
         colors = self.colors
@@ -452,26 +473,56 @@ class Selector:
         region_filter = self.region_filter
         if region_filter is not None:
             members, allowed = region_filter
-        if dynamic:
-            edges = self.sorted_out_edges(u)
+        if self.policy.stop_on_k > 0:
             if not g.out_edges[u]:
                 return -1
-            esub = g.edge_subsystem
-            tally = {r.type: [r.eff_max, 0, 0, 0] for r in requests}
-            saturated: set[str] = set()
-        else:
-            edges = g.child_edges(s)[u]
+            return self._explore_dynamic(
+                meta, u, s, requests, pristine, x, visit, dfu, multiplier, marks, base
+            )
         found = -1
-        for e in edges:
+        for e in g.child_edges(s)[u]:
             tgt = dst[e]
-            if dynamic and esub[e] != s:
+            if marks is not None and marks[tgt] > base:
                 continue
+            if region_filter is not None and tgt in members and tgt not in allowed:
+                continue
+            if visit is not None:
+                xc = visit(meta, tgt, requests, pristine, x, dfu)
+            else:
+                xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
+            if xc < 0:
+                continue
+            c = dfu.avail
+            xcb = xc == 1
+            dfu.add(s, types[tgt], EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
+            found = 0
+        return found
+
+    def _explore_dynamic(
+        self, meta, u, s, requests, pristine, x, visit, dfu, multiplier, marks, base
+    ) -> int:
+        """``explore`` for the ``first`` policies: children in learned order until every
+        requested type is saturated (§6.10.2)."""
+        g = self.graph
+        types, dst, esub = g.types, g.edge_dst, g.edge_subsystem
+        region_filter = self.region_filter
+        if region_filter is not None:
+            members, allowed = region_filter
+        # per requested type: [per_share, accumulated, shares, previous total]
+        tally = {r.type: [r.eff_max, 0, 0, 0] for r in requests}
+        saturated: set[str] = set()
+        evals = dfu.evals
+        found = -1
+        for e in self.sorted_out_edges(u):
+            if esub[e] != s:
+                continue
+            tgt = dst[e]
             if marks is not None and marks[tgt] > base:
                 continue
             if region_filter is not None and tgt in members and tgt not in allowed:
                 continue
             ttype = types[tgt]
-            if dynamic and ttype in saturated:
+            if ttype in saturated:
                 continue
             if visit is not None:
                 xc = visit(meta, tgt, requests, pristine, x, dfu)
@@ -483,20 +534,24 @@ class Selector:
             xcb = xc == 1
             dfu.add(s, ttype, EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
             found = 0
-            if dynamic:
-                for t, tl in tally.items():
-                    tot = dfu.total_count(s, t)
-                    if tot > tl[3]:
-                        _tally_add(tl, tot - tl[3])
-                        tl[3] = tot
-                done = True
-                for r in requests:
-                    if _tally_satisfied(tally[r.type], multiplier):
-                        saturated.add(r.type)
-                    else:
-                        done = False
-                if done:
-                    break
+            for t, tl in tally.items():  # the whole increase of a type counts as one bundle
+                ev = evals.get((s, t))
+                if ev is not None and ev.total_count > tl[3]:
+                    tot = ev.total_count
+                    tl[1] += tot - tl[3]
+                    if tl[0] > 0 and tl[1] >= tl[0]:
+                        tl[2] += 1
+                        tl[1] = 0
+                    tl[3] = tot
+            done = True
+            for r in requests:
+                tl = tally[r.type]
+                if tl[0] == 0 or tl[2] >= multiplier:
+                    saturated.add(r.type)
+                else:
+                    done = False
+            if done:
+                break
         return found
 
     def dom_slot(
@@ -535,6 +590,7 @@ class Selector:
         seq = self.seq
         e_needs, e_excl, e_seq = self.e_needs, self.e_excl, self.e_seq
         climb = walk_up and s == self.dom
+        marked = self.marked_edges
         keys = sorted((k for k in dfu.evals if k[0] == s), key=lambda k: order(k[1]))
         for key in keys:
             ev = dfu.evals[key]
@@ -547,6 +603,7 @@ class Selector:
                     e_needs[e] = needs
                     e_excl[e] = excl
                     e_seq[e] = seq
+                    marked.append(e)
                     if climb:
                         self._mark_ancestors(s, e, dfu)
         return 0
@@ -566,6 +623,7 @@ class Selector:
                 self.e_needs[pe] = g.sizes[w]
                 self.e_excl[pe] = False
                 self.e_seq[pe] = seq
+                self.marked_edges.append(pe)
 
     def far_future(self, duration: int) -> int:
         """A time after every span: where satisfiability is checked (§6.6 ``FAR``)."""
@@ -603,10 +661,6 @@ def _tally_add(tl: list[int], c: int) -> None:
     if tl[0] > 0 and tl[1] >= tl[0]:
         tl[2] += 1
         tl[1] = 0
-
-
-def _tally_satisfied(tl: list[int], multiplier: int) -> bool:
-    return tl[0] == 0 or tl[2] >= multiplier
 
 
 def _count_slots(dom: str, shape, sdfu: ScoringObject) -> int:

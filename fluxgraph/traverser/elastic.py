@@ -169,6 +169,7 @@ def update(
     e_needs, e_excl, e_seq = tr.e_needs, tr.e_excl, tr.e_seq
     for e, needs, excl in sel.edges:
         e_needs[e], e_excl[e], e_seq[e] = needs, excl, seq
+        tr.marked_edges.append(e)
     for s, (needs, excl) in sel.roots.items():
         tr.v_rt[s] = (needs, excl, seq)
     dom = tr.dom

@@ -27,15 +27,18 @@ class PruningConfig:
     []
     """
 
-    __slots__ = ("_anchors", "_order", "_total")
+    __slots__ = ("_anchors", "_order", "_total", "version")
 
     def __init__(self, order: Callable[[str], int]) -> None:
         self._anchors: dict[str, dict[str, set[str]]] = {}
         self._total: dict[str, set[str]] = {}
         self._order = order
+        #: Bumped by every registration (callers cache what they derived from the config).
+        self.version = 0
 
     def set_pruning_type(self, subsystem: str, anchor: str, rtype: str) -> None:
         """Register ``rtype`` as tracked by vertices of type ``anchor`` (``*``: all)."""
+        self.version += 1
         anchors = self._anchors.setdefault(subsystem, {})
         if anchor == ANY_TYPE:
             for types in anchors.values():

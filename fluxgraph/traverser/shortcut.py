@@ -164,11 +164,15 @@ def plan_shortcut(
 
 def _labelled(requests: list[Request]) -> bool:
     """Whether some request carries a label: the full walk labels every vertex it visits (not
-    only the chosen ones), and a label outlives its match until a later one replaces it."""
+    only the chosen ones), and a label outlives its match until a later one replaces it.
+
+    Slot labels do not count: a label is stored on vertices of the request's own type, and no
+    vertex has the type ``slot`` (every slot must be labelled, so counting them would turn the
+    shortcut off for nearly every jobspec)."""
     todo = list(requests)
     while todo:
         r = todo.pop()
-        if r.label:
+        if r.label and r.type != "slot":
             return True
         todo.extend(r.with_)
     return False

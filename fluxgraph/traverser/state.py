@@ -2,18 +2,23 @@
 
 Vertex planners (``size`` units over ``[0, INT64_MAX)``) and exclusivity checkers are created on
 first use: a vertex without a planner has all of its units free, so a fresh 80K-vertex graph costs
-no planner objects at all.
+no planner objects at all. They start as :class:`SmallPlanner` (a few spans in a dict; most
+vertices never hold more than a handful at a time) and become a full :class:`Planner` when they
+grow or when an operation beyond the common few is asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.planner import INT64_MAX, Planner
+from fluxgraph.planner import INT64_MAX, Planner, PlannerInvalidError, PlannerRangeError
 
 __all__ = [
     "INT64_MAX",
     "X_CHECKER_NJOBS",
     "Colors",
+    "SmallPlanner",
     "avail_during",
     "own_planner",
     "x_checker",
@@ -23,21 +28,232 @@ __all__ = [
 X_CHECKER_NJOBS = 1 << 30
 
 
-def own_planner(graph: ResourceGraph, v: int) -> Planner:
+#: Spans a :class:`SmallPlanner` holds before it becomes a :class:`Planner`.
+SMALL_SPANS = 8
+
+
+class SmallPlanner:
+    """A :class:`~fluxgraph.planner.Planner` over ``[0, INT64_MAX)`` for a few spans.
+
+    Answers every query exactly as a ``Planner`` with the same spans (same span ids, same
+    errors). The spans live in a dict and each query scans them, which for the handful of spans
+    a vertex planner usually holds is several times cheaper than the planner's scheduled-point
+    structure. Beyond :data:`SMALL_SPANS` live spans, or on any ``Planner`` method not
+    implemented here (``avail_time_first``, ``reduce_span``, ``update_total``, ...), it builds the
+    equivalent ``Planner`` (replaying the spans so that ids match) and delegates to it from
+    then on.
+
+    Examples
+    --------
+    >>> p = SmallPlanner(4, "core")
+    >>> p.add_span(10, 5, 3), p.add_span(12, 10, 1)
+    (1, 2)
+    >>> p.avail_resources_during(0, 11), p.avail_resources_during(12, 3), p.avail_resources_at(15)
+    (1, 0, 3)
+    >>> p.avail_time_first(1, 5, 4)  # not kept small: answered by the full planner
+    22
+    """
+
+    __slots__ = ("_big", "_counter", "_spans", "_total", "_type")
+
+    def __init__(self, total: int, resource_type: str) -> None:
+        self._total = total
+        self._type = resource_type
+        self._spans: dict[int, tuple[int, int, int]] = {}
+        self._counter = 0
+        self._big: Planner | None = None
+
+    def _promote(self) -> Planner:
+        big = self._big
+        if big is None:
+            big = Planner(0, INT64_MAX, self._total, self._type)
+            spans = self._spans
+            for sid in range(1, self._counter + 1):  # span ids are a counter: replay the gaps
+                span = spans.get(sid)
+                if span is None:
+                    big.rem_span(big.add_span(0, 1, 0))
+                else:
+                    big.add_span(span[0], span[1] - span[0], span[2])
+            self._big = big
+            self._spans = {}
+        return big
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in SmallPlanner.__slots__:
+            raise AttributeError(name)  # (copy/pickle probing, or a slot not yet set)
+        return getattr(self._promote(), name)
+
+    def __repr__(self) -> str:
+        if self._big is not None:
+            return repr(self._big)
+        return f"SmallPlanner(total={self._total}, type={self._type!r}, spans={self._spans})"
+
+    @property
+    def resource_total(self) -> int:
+        return self._total if self._big is None else self._big.resource_total
+
+    @property
+    def resource_type(self) -> str:
+        return self._type
+
+    @property
+    def base_time(self) -> int:
+        return 0
+
+    @property
+    def duration(self) -> int:
+        return INT64_MAX if self._big is None else self._big.duration
+
+    def _used(self, t0: int, t1: int) -> int:
+        """Largest amount in use at one time over ``[t0, t1)`` (``0 <= t0 < t1``)."""
+        spans = self._spans.values()
+        if len(spans) == 1:  # the usual case: one job holds the vertex
+            for s, e, a in spans:
+                return a if s < t1 and e > t0 else 0
+        worst = 0
+        for s, e, _ in spans:
+            # usage only rises at span starts: the peak is at t0 or at a start inside
+            if s < t1 and e > t0:
+                t = s if s > t0 else t0
+                used = 0
+                for s2, e2, a2 in spans:
+                    if s2 <= t < e2:
+                        used += a2
+                if used > worst:
+                    worst = used
+        return worst
+
+    def add_span(self, start: int, duration: int, request: int) -> int:
+        big = self._big
+        if big is not None or len(self._spans) >= SMALL_SPANS:
+            return (big or self._promote()).add_span(start, duration, request)
+        end = start + duration
+        if end > INT64_MAX:
+            raise PlannerInvalidError(f"span [{start}, {end}) ends after the plan end")
+        if (
+            self._spans
+            and duration >= 1
+            and start >= 0
+            and self._total - self._used(start, end) < request
+        ) or (request > self._total and duration >= 1 and start >= 0):
+            raise PlannerInvalidError(f"{request} units not free over [{start}, {end})")
+        if start < 0 or duration < 1:
+            raise PlannerInvalidError(
+                f"span start={start}, duration={duration} outside the planning window"
+            )
+        if request > self._total or request < 0:
+            raise PlannerRangeError(f"span amount {request} outside [0, {self._total}]")
+        self._counter = sid = self._counter + 1
+        self._spans[sid] = (start, end, request)
+        return sid
+
+    def rem_span(self, span_id: int) -> None:
+        if self._big is not None:
+            self._big.rem_span(span_id)
+        elif self._spans.pop(span_id, None) is None:
+            raise PlannerInvalidError(f"unknown span id {span_id!r}")
+
+    def avail_resources_during(self, at: int, duration: int) -> int:
+        if self._big is not None:
+            return self._big.avail_resources_during(at, duration)
+        if at > INT64_MAX or duration < 1:
+            raise PlannerInvalidError(f"invalid window at={at!r}, duration={duration!r}")
+        end = at + duration
+        if end > INT64_MAX:
+            raise PlannerRangeError(f"window [{at}, {end}) ends after the plan end")
+        if at < 0:
+            raise PlannerInvalidError(f"time {at} before the base time 0")
+        return self._total - self._used(at, end) if self._spans else self._total
+
+    def avail_during(self, at: int, duration: int, request: int) -> bool:
+        if self._big is not None:
+            return self._big.avail_during(at, duration, request)
+        if duration < 1:
+            raise PlannerInvalidError(f"duration {duration!r} < 1")
+        if request > self._total:
+            raise PlannerRangeError(f"request {request} > total {self._total}")
+        end = at + duration
+        if end > INT64_MAX:
+            raise PlannerRangeError(f"window [{at}, {end}) ends after the plan end")
+        if at < 0:
+            return True  # no state point before the window: vacuous success (quirk)
+        return self._total - self._used(at, end) >= request
+
+    def avail_resources_at(self, at: int) -> int:
+        if self._big is not None:
+            return self._big.avail_resources_at(at)
+        if at > INT64_MAX or at < 0:
+            raise PlannerRangeError(f"time {at} outside [0, {INT64_MAX}]")
+        return self._total - sum(a for s, e, a in self._spans.values() if s <= at < e)
+
+    def span_ids(self) -> Iterator[int]:
+        if self._big is not None:
+            return self._big.span_ids()
+        return iter(sorted(self._spans))
+
+    def span_size(self) -> int:
+        return self._big.span_size() if self._big is not None else len(self._spans)
+
+    def _span(self, span_id: int) -> tuple[int, int, int]:
+        span = self._spans.get(span_id)
+        if span is None:
+            raise PlannerInvalidError(f"unknown span id {span_id!r}")
+        return span
+
+    def is_active_span(self, span_id: int) -> bool:
+        if self._big is not None:
+            return self._big.is_active_span(span_id)
+        self._span(span_id)
+        return True
+
+    def span_start_time(self, span_id: int) -> int:
+        if self._big is not None:
+            return self._big.span_start_time(span_id)
+        return self._span(span_id)[0]
+
+    def span_duration(self, span_id: int) -> int:
+        if self._big is not None:
+            return self._big.span_duration(span_id)
+        start, end, _ = self._span(span_id)
+        return end - start
+
+    def span_resource_count(self, span_id: int) -> int:
+        if self._big is not None:
+            return self._big.span_resource_count(span_id)
+        return self._span(span_id)[2]
+
+    def copy(self) -> SmallPlanner:
+        new = SmallPlanner(self._total, self._type)
+        if self._big is not None:
+            new._big = self._big.copy()
+        else:
+            new._spans = dict(self._spans)
+            new._counter = self._counter
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SmallPlanner):
+            other = other.copy()._promote()
+        return self.copy()._promote() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def own_planner(graph: ResourceGraph, v: int) -> SmallPlanner:
     """The vertex planner of ``v``, created on first use."""
     plans = graph.schedule.plans
     p = plans[v]
     if p is None:
-        p = plans[v] = Planner(0, INT64_MAX, graph.sizes[v], graph.types[v])
+        p = plans[v] = SmallPlanner(graph.sizes[v], graph.types[v])
     return p
 
 
-def x_checker(graph: ResourceGraph, v: int) -> Planner:
+def x_checker(graph: ResourceGraph, v: int) -> SmallPlanner:
     """The exclusivity-checker planner of ``v``, created on first use."""
     checkers = graph.schedule.x_checkers
     p = checkers[v]
     if p is None:
-        p = checkers[v] = Planner(0, INT64_MAX, X_CHECKER_NJOBS, "jobs")
+        p = checkers[v] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
     return p
 
 

@@ -28,22 +28,10 @@ from fluxgraph.query.cli import main
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "differential"
 
 
-class _Lines:
-    """A non-terminal stdin that yields the session's commands."""
-
-    def __init__(self, commands: list[str]) -> None:
-        self.commands = commands
-
-    def isatty(self) -> bool:
-        return False
-
-    def __iter__(self):
-        return (c + "\n" for c in self.commands)
-
-
 def _run(options: list[str], commands: list[str]) -> tuple[str, str]:
     stdout, stderr = io.StringIO(), io.StringIO()
-    rc = main(options, prog="resource-query", stdin=_Lines(commands), stdout=stdout, stderr=stderr)
+    stdin = io.StringIO("".join(c + "\n" for c in commands))
+    rc = main(options, prog="resource-query", stdin=stdin, stdout=stdout, stderr=stderr)
     assert rc == 0, stderr.getvalue()
     return stdout.getvalue(), stderr.getvalue()
 

@@ -283,17 +283,6 @@ def random_session(seed: int, n_commands: int | None = None, max_nodes: int = 8)
     return s
 
 
-class _Lines:
-    def __init__(self, commands: list[str]) -> None:
-        self.commands = commands
-
-    def isatty(self) -> bool:
-        return False
-
-    def __iter__(self):
-        return (c + "\n" for c in self.commands)
-
-
 def load_machine(m: Machine) -> ResourceGraph:
     graph = ResourceGraph()
     reader("grug")(graph, m.text, source="graph.graphml", rank=-1, allowlist=None)
@@ -319,7 +308,8 @@ def run_session(s: SessionSpec, *, exact: bool, workdir: Path | None = None) -> 
     os.chdir(workdir)  # jobspec paths stay relative, as typed in the commands
     try:
         session = Session(matcher, create_writer(s.writer), out=out, stdout=out, stderr=err)
-        control_loop(session, _Lines(s.commands), dispatch, "")
+        stdin = io.StringIO("".join(c + "\n" for c in s.commands))
+        control_loop(session, stdin, dispatch, "")
     finally:
         os.chdir(cwd)
     return out.getvalue(), err.getvalue()
