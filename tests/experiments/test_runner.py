@@ -100,6 +100,8 @@ def test_killed_sweep_resumes_without_lost_or_duplicated_rows(tmp_path, sig):
     proc = subprocess.Popen(
         [*cmd, "--workers", "2", "--quiet"],
         start_new_session=True,
+        # A test run started in the background inherits SIGINT ignored; Ctrl-C must reach it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
