@@ -405,8 +405,8 @@ class Traverser(Selector):
                         excl,
                     )
                     if k > 0:
-                        if upd_by_outedges is not None:
-                            upd_by_outedges(dom, meta, u, e)
+                        if upd_by_outedges is not None and subplans[tgt] is not None:
+                            upd_by_outedges(dom, meta, u, e)  # (no aggregate: key kept)
                         emit_edg(g, e, excl)
                         n += k
             marks[u] = base + 2
@@ -468,6 +468,7 @@ class Traverser(Selector):
             return walk(u, needs, excl, to_parent, shadow, excl_parent)
         finally:
             self.level = level
+            walk = None  # the closure refers to itself: break the cycle, leave no garbage
 
     def _upd_by_outedges(self, s: str, meta: JobMeta, u: int, e: int) -> None:
         subplans = self.graph.schedule.subplans[self.graph.edge_dst[e]]

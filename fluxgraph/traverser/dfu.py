@@ -181,8 +181,9 @@ class Selector:
             grow = len(self._sorted_out) - len(self._sorted_keys)
             if grow > 0:  # the graph grew (attach): extend the key cache alongside
                 self._sorted_keys.extend([None] * grow)
-            edge_key = self._edge_key
-            keys = sorted([(edge_key(e), e) for e in self.graph.out_edges[u]])
+            g = self.graph
+            w, uq, dst = self.e_weight, g.uniq_ids, g.edge_dst  # (_edge_key, inlined)
+            keys = sorted([((-w[e], -uq[dst[e]]), e) for e in g.out_edges[u]])
             self._sorted_keys[u] = [k for k, _ in keys]
             lst = self._sorted_out[u] = [e for _, e in keys]
         return lst
@@ -510,6 +511,8 @@ class Selector:
             members, allowed = region_filter
         # per requested type: [per_share, accumulated, shares, previous total]
         tally = {r.type: [r.eff_max, 0, 0, 0] for r in requests}
+        watched = [((s, t), tl) for t, tl in tally.items()]
+        per_request = [(r.type, tally[r.type]) for r in requests]
         saturated: set[str] = set()
         evals = dfu.evals
         found = -1
@@ -534,8 +537,8 @@ class Selector:
             xcb = xc == 1
             dfu.add(s, ttype, EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
             found = 0
-            for t, tl in tally.items():  # the whole increase of a type counts as one bundle
-                ev = evals.get((s, t))
+            for key, tl in watched:  # the whole increase of a type counts as one bundle
+                ev = evals.get(key)
                 if ev is not None and ev.total_count > tl[3]:
                     tot = ev.total_count
                     tl[1] += tot - tl[3]
@@ -544,10 +547,9 @@ class Selector:
                         tl[1] = 0
                     tl[3] = tot
             done = True
-            for r in requests:
-                tl = tally[r.type]
+            for rtype, tl in per_request:
                 if tl[0] == 0 or tl[2] >= multiplier:
-                    saturated.add(r.type)
+                    saturated.add(rtype)
                 else:
                     done = False
             if done:

@@ -106,6 +106,8 @@ def measure(lod: str, policy: str, prune: str, max_jobs: int = 0, recipe_dir=Non
         while not max_jobs or job <= max_jobs:
             t0 = time.perf_counter()
             out = matcher.run(spec, "allocate", job, SelectionCollector())
+            gc.collect()  # as the CLI after every command: the session's state stays frozen
+            gc.freeze()
             times.append(time.perf_counter() - t0)
             if out.rc != 0:
                 break
