@@ -481,16 +481,24 @@ class Selector:
                 meta, u, s, requests, pristine, x, visit, dfu, multiplier, marks, base
             )
         found = -1
+        plans = g.schedule.plans
+        at, d = meta.at, meta.duration
+        fast_fail = self._plain_visit()
         for e in g.child_edges(s)[u]:
             tgt = dst[e]
             if marks is not None and marks[tgt] > base:
                 continue
             if region_filter is not None and tgt in members and tgt not in allowed:
                 continue
-            if visit is not None:
-                xc = visit(meta, tgt, requests, pristine, x, dfu)
-            else:
+            if visit is None:
                 xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
+            else:
+                p = plans[tgt]
+                if fast_fail and p is not None and p.avail_resources_during(at, d) == 0:
+                    self.preorder += 1  # (see _explore_dynamic)
+                    self.errno = EBUSY
+                    continue
+                xc = visit(meta, tgt, requests, pristine, x, dfu)
             if xc < 0:
                 continue
             c = dfu.avail
@@ -498,6 +506,11 @@ class Selector:
             dfu.add(s, types[tgt], EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
             found = 0
         return found
+
+    def _plain_visit(self) -> bool:
+        """Whether visits are this class's own (a subclass may visit or prune differently)."""
+        cls = type(self)
+        return cls.dom_dfv is Selector.dom_dfv and cls.prune is Selector.prune
 
     def _explore_dynamic(
         self, meta, u, s, requests, pristine, x, visit, dfu, multiplier, marks, base
@@ -515,6 +528,9 @@ class Selector:
         per_request = [(r.type, tally[r.type]) for r in requests]
         saturated: set[str] = set()
         evals = dfu.evals
+        plans = g.schedule.plans
+        at, d = meta.at, meta.duration
+        fast_fail = self._plain_visit()
         found = -1
         for e in self.sorted_out_edges(u):
             if esub[e] != s:
@@ -527,10 +543,18 @@ class Selector:
             ttype = types[tgt]
             if ttype in saturated:
                 continue
-            if visit is not None:
-                xc = visit(meta, tgt, requests, pristine, x, dfu)
-            else:
+            if visit is None:
                 xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
+            else:
+                p = plans[tgt]
+                if fast_fail and p is not None and p.avail_resources_during(at, d) == 0:
+                    # a vertex with nothing free fails its visit whatever else holds (every
+                    # check before the availability one fails with EBUSY too, and nothing
+                    # after it runs): count the visit, skip the call
+                    self.preorder += 1
+                    self.errno = EBUSY
+                    continue
+                xc = visit(meta, tgt, requests, pristine, x, dfu)
             if xc < 0:
                 continue
             c = dfu.avail
