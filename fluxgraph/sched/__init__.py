@@ -11,6 +11,7 @@ print(summarize(result)["mean_wait"])
 from __future__ import annotations
 
 from fluxgraph.sched.metrics import summarize
+from fluxgraph.sched.passes import BackfillPass, Periodic, SchedulingPass, SchedulingView
 from fluxgraph.sched.priority import PRIORITIES, get_priority
 from fluxgraph.sched.queueing import QUEUE_POLICIES, QueuePolicy, make_queue_policy
 from fluxgraph.sched.records import JobRecord, SimulationResult
@@ -22,11 +23,15 @@ __all__ = [
     "PRIORITIES",
     "QUEUE_POLICIES",
     "SHAPES",
+    "BackfillPass",
     "JobRecord",
     "JobShape",
+    "Periodic",
     "QueuePolicy",
     "RunningJob",
     "RuntimeModel",
+    "SchedulingPass",
+    "SchedulingView",
     "SimulationResult",
     "Simulator",
     "TraceRuntime",

@@ -23,9 +23,11 @@ __all__ = ["RunningJob", "RuntimeModel", "TraceRuntime"]
 class RunningJob:
     """A started job as runtime models see it.
 
-        ``key`` is the simulator's index of the job, ``nodes`` its node ranks (sorted), ``cores``
-        the cores it holds, ``end`` its current planned end (``killed`` when that is its walltime
-    limit, not the end the model asked for).
+    ``key`` is the simulator's index of the job, ``nodes`` its node ranks (sorted), ``cores``
+    the cores it holds, ``end`` its current planned end (``killed`` when that is its walltime
+    limit, not the end the model asked for); ``held`` the ``(vertex, type, units)`` of every
+    other selected vertex (memory, pools such as ``bb`` or ``pfs_bw``, and the cluster/racks
+    on the path to them).
     """
 
     key: int
@@ -35,6 +37,7 @@ class RunningJob:
     cores: int
     end: int = 0
     killed: bool = False
+    held: tuple[tuple[int, str, int], ...] = ()
 
 
 class RuntimeModel(Protocol):

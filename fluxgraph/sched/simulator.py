@@ -28,13 +28,15 @@ Two shortcuts skip matcher calls whose outcome is already known; both give ident
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from errno import ENODEV
+from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.matcher import Matcher
+from fluxgraph.sched.passes import SchedulingPass
 from fluxgraph.sched.priority import STATIC, Priority, get_priority
 from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
 from fluxgraph.sched.records import JobRecord, SimulationResult
@@ -47,17 +49,23 @@ __all__ = ["Simulator", "simulate"]
 
 _START, _RESERVE, _SKIP, _STOP = range(4)
 
+#: Wake-ups in a row that may leave an idle machine idle once nothing is left to submit; then
+#: the queued jobs are rejected (a scheduler waiting for nothing would never end the run).
+IDLE_WAKEUPS = 10_000
+
 
 class _Allocation:
-    """A match writer keeping only what the simulator reports: node ranks and cores."""
+    """A match writer keeping what the simulator and runtime models use: node ranks, cores and
+    ``(vertex, type, units)`` of every other selected vertex."""
 
-    __slots__ = ("cores", "nodes", "rank_of", "types")
+    __slots__ = ("cores", "held", "nodes", "rank_of", "types")
 
     def __init__(self, rank_of: list[int], types: list[str]) -> None:
         self.rank_of = rank_of
         self.types = types
         self.nodes: list[int] = []
         self.cores = 0
+        self.held: list[tuple[int, str, int]] = []
 
     def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
         t = self.types[v]
@@ -65,6 +73,8 @@ class _Allocation:
             self.nodes.append(self.rank_of[v])
         elif t == "core":
             self.cores += needs
+        else:
+            self.held.append((v, t, needs))
 
     def emit_edg(self, graph, e, excl_parent) -> None:
         return None
@@ -103,6 +113,8 @@ class Simulator:
     shape : a :class:`JobShape` or its name (``node``, ``core``, ``node-core``).
     policy, prune : the matcher's match policy and pruning filters.
     runtime : the runtime model (default: the trace runtime).
+    scheduler : a :class:`~fluxgraph.sched.passes.SchedulingPass` replacing the built-in
+        backfilling walk (``queue`` then only names the run in outputs).
     progress : called as ``progress(finished, total, now)`` after each event time.
 
     Examples
@@ -126,6 +138,7 @@ class Simulator:
         prune: str = "ALL:node,ALL:core",
         runtime: RuntimeModel | None = None,
         progress: Callable[[int, int, int], None] | None = None,
+        scheduler: SchedulingPass | None = None,
     ) -> None:
         self.queue = make_queue_policy(queue) if isinstance(queue, str) else queue
         self.priority = get_priority(priority)
@@ -139,6 +152,7 @@ class Simulator:
         self.graph = graph
         self.runtime = runtime if runtime is not None else TraceRuntime()
         self.progress = progress
+        self.scheduler = scheduler
         self.workload = jobs if isinstance(jobs, Workload) else Workload.of(jobs)
         self.total_nodes = len(nodes)
         self.total_cores = len(cores)
@@ -169,17 +183,31 @@ class Simulator:
             "skipped": 0,
             "cancel": 0,
         }
+        self._idle_pass = False
+        self._idle_wakeups = 0
+        self._held: list[int] = []  # a custom pass's reservations, dropped at its next pass
         queue_length: list[tuple[int, int]] = []
         n, i, finished = len(jobs), 0, 0
-        while i < n or self._ends:
-            now = self._next_time(jobs[i].submit if i < n else None)
-            finished += self._finish_due(now)
+        wake: int | None = None
+        while i < n or self._ends or wake is not None:
+            now = self._next_time(jobs[i].submit if i < n else None, wake)
+            if now is None:  # only stale end entries were left
+                break
+            ended = self._finish_due(now)
+            finished += ended
+            submitted = i
             while i < n and jobs[i].submit == now:
                 self._submit(i, now)
                 i += 1
             if self._queued:
-                self._schedule(now)
+                if self.scheduler is None:
+                    self._schedule(now)
+                else:
+                    self._schedule_custom(now, ended, i - submitted, now == wake)
             self._apply_retimes(now)
+            wake = self._wakeup(now, i < n) if self._queued else None
+            if self._queued and i >= n and not self._running and wake is None:
+                self._reject_stranded()
             queue_length.append((now, len(self._queued)))
             if self.progress is not None:
                 self.progress(finished + self._rejected, n, now)
@@ -192,14 +220,37 @@ class Simulator:
             info={"matcher_calls": stats},
         )
 
-    def _next_time(self, submit: int | None) -> int:
+    def _next_time(self, submit: int | None, wake: int | None) -> int | None:
         ends = self._ends
         running = self._running
         while ends and (ends[0][1] not in running or running[ends[0][1]].end != ends[0][0]):
             heapq.heappop(ends)  # lazy deletion of re-timed or finished entries
-        if not ends:
-            return submit  # type: ignore[return-value]
-        return ends[0][0] if submit is None else min(submit, ends[0][0])
+        times = [t for t in (submit, wake) if t is not None]
+        if ends:
+            times.append(ends[0][0])
+        return min(times, default=None)
+
+    def _wakeup(self, now: int, pending: bool) -> int | None:
+        """The custom pass's next wake-up (``None`` after :data:`IDLE_WAKEUPS` passes in a row
+        that left an idle machine idle with nothing left to submit: the run would not end)."""
+        if self.scheduler is None:
+            return None
+        wake = self.scheduler.next_wakeup(now)
+        if wake is not None and wake <= now:
+            raise SimulationError(f"the scheduler asked to wake up at {wake}, not after {now}")
+        idle = self._idle_pass and not self._running and not pending
+        self._idle_wakeups = self._idle_wakeups + 1 if idle else 0
+        return None if self._idle_wakeups > IDLE_WAKEUPS else wake
+
+    def _reject_stranded(self) -> None:
+        for key in self._queued:
+            self._records[key].reject(
+                "left queued on an idle machine with nothing left to submit or end "
+                "(the scheduling pass started nothing)"
+            )
+            self._rejected += 1
+        self._queued = []
+        self._sort_keys.clear()
 
     def _finish_due(self, now: int) -> int:
         ends, running, done = self._ends, self._running, []
@@ -329,6 +380,30 @@ class Simulator:
         self._last = walk
         self._dirty = bool(started)
 
+    def _schedule_custom(self, now: int, finished: int, submitted: int, woken: bool) -> None:
+        """One pass of the custom scheduler, after dropping its previous reservations."""
+        for rid in self._held:
+            self.matcher.cancel(rid)
+            self.stats["cancel"] += 1
+        self._held = []
+        self.stats["passes"] += 1
+        view = _View(self, now, finished, submitted, woken)
+        self.scheduler.schedule(view, now)  # type: ignore[union-attr]
+        started = view.started
+        self._idle_pass = not started
+        if started:
+            self._queued = [k for k in self._queued if k not in started]
+            for k in started:
+                self._sort_keys.pop(k, None)
+
+    def _match(self, key: int, now: int, op: str) -> tuple[object, _Allocation, int]:
+        """One matcher call for queued job ``key``: ``(outcome, allocation, matcher job id)``."""
+        mid = self._next_id
+        self._next_id += 1
+        alloc = _Allocation(self._rank_of, self.graph.types)
+        job = self._records[key].job
+        return self.matcher.run(self.shape.jobspec(job), op, mid, alloc, now), alloc, mid
+
     def _remember_failure(self, failed: dict, job: Job) -> None:
         family, count = self.shape.family(self.shape.key(job))
         failed.setdefault(family, []).append((count, job.walltime))
@@ -377,7 +452,7 @@ class Simulator:
         self._matcher_id[key] = mid
         job = record.job
         nodes = tuple(sorted(alloc.nodes))
-        run = RunningJob(key, job, now, nodes, alloc.cores)
+        run = RunningJob(key, job, now, nodes, alloc.cores, held=tuple(alloc.held))
         end = self.runtime.start(run, now)
         run.killed = end > now + job.walltime
         run.end = min(max(end, now + 1), now + job.walltime)
@@ -386,6 +461,81 @@ class Simulator:
         record.start = now
         record.nodes = nodes
         record.cores = alloc.cores
+
+
+class _View:
+    """The :class:`~fluxgraph.sched.passes.SchedulingView` of one custom pass."""
+
+    def __init__(self, sim: Simulator, now: int, finished: int, submitted: int, woken: bool):
+        self._sim = sim
+        self.now = now
+        self.finished = finished
+        self.submitted = submitted
+        self.woken = woken
+        self._order = list(sim._sort_queue(now))
+        self._queued = set(self._order)
+        self.started: set[int] = set()
+        self._acted: set[int] = set()
+
+    def queue(self) -> list[int]:
+        return [k for k in self._order if k not in self.started]
+
+    def job(self, key: int) -> Job:
+        return self._sim._records[key].job
+
+    def running(self) -> Mapping[int, RunningJob]:
+        return MappingProxyType(self._sim._running)
+
+    def _check(self, key: int) -> None:
+        if key not in self._queued:
+            raise SimulationError(f"job key {key} is not queued")
+        if key in self._acted:
+            raise SimulationError(f"job key {key} was already started or reserved in this pass")
+
+    def start(self, key: int) -> bool:
+        self._check(key)
+        sim = self._sim
+        sim.stats["allocate"] += 1
+        out, alloc, mid = sim._match(key, self.now, "allocate")
+        if out.rc != 0:
+            return False
+        sim._start(key, self.now, alloc, mid)
+        self.started.add(key)
+        self._acted.add(key)
+        return True
+
+    def reserve(self, key: int) -> int | None:
+        self._check(key)
+        sim = self._sim
+        sim.stats["reserve"] += 1
+        out, alloc, mid = sim._match(key, self.now, "allocate_orelse_reserve")
+        if out.rc != 0:
+            return None
+        self._acted.add(key)
+        if out.at == self.now:
+            sim._start(key, self.now, alloc, mid)
+            self.started.add(key)
+        else:
+            sim._held.append(mid)
+            sim._records[key].reservations += 1
+        return out.at
+
+    def fits(self, keys: Iterable[int]) -> bool:
+        sim = self._sim
+        placed: list[int] = []
+        try:
+            for key in keys:
+                self._check(key)
+                sim.stats["allocate"] += 1
+                out, _, mid = sim._match(key, self.now, "allocate")
+                if out.rc != 0:
+                    return False
+                placed.append(mid)
+            return True
+        finally:
+            for mid in placed:
+                sim.matcher.cancel(mid)
+                sim.stats["cancel"] += 1
 
 
 def simulate(

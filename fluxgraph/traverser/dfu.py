@@ -66,6 +66,10 @@ class Selector:
         self.policy = policy
         self.pruning = pruning
         self.exclusive_types: set[str] = set(policy.exclusive_types)
+        #: Types whose vertices are capacity pools shared by jobs (a policy's opt-in
+        #: ``pool_types``, e.g. the memory-pool policy's ``memory``): an exclusive request on
+        #: one is limited by its planner only, not by other jobs touching it (:meth:`by_excl`).
+        self.pool_types: frozenset[str] = frozenset(getattr(policy, "pool_types", ()))
         self.colors = Colors(graph, subsystems)
         m = graph.num_edges
         self.e_needs = [0] * m
@@ -373,9 +377,10 @@ class Selector:
             rtype = r.type
             if rtype != utype and rtype != "slot":
                 continue
-            if rtype != "slot" and self.by_excl(meta, u, x_in, r) < 0:
-                return -1
-            if self.by_subplan(meta, s, u, r) < 0:
+            if rtype != "slot" and (x_in or r.exclusive is True):
+                if self.by_excl(meta, u, x_in, r) < 0:
+                    return -1
+            if r.user_data and self.by_subplan(meta, s, u, r) < 0:
                 return -1
         return 0
 
@@ -402,6 +407,8 @@ class Selector:
             self.errno = EINVAL
             return -1
         if x_in or r.exclusive is True:
+            if r.type in self.pool_types:
+                return 0  # a shared capacity pool: its planner alone limits the request
             sched = self.graph.schedule
             if (
                 meta.at == meta.now
@@ -410,8 +417,11 @@ class Selector:
             ):
                 self.errno = EBUSY
                 return -1
-            j = avail_during(sched.x_checkers[u], X_CHECKER_NJOBS, meta.at, meta.duration)
-            if j < X_CHECKER_NJOBS:
+            xc = sched.x_checkers[u]
+            if (
+                xc is not None
+                and xc.avail_resources_during(meta.at, meta.duration) < X_CHECKER_NJOBS
+            ):
                 self.errno = EBUSY
                 return -1
         return 0

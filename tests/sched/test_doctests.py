@@ -10,6 +10,7 @@ import pytest
 import fluxgraph.machines
 import fluxgraph.sched.metrics
 import fluxgraph.sched.output
+import fluxgraph.sched.passes
 import fluxgraph.sched.plot
 import fluxgraph.sched.priority
 import fluxgraph.sched.queueing
@@ -23,6 +24,7 @@ MODULES = [
     fluxgraph.sched.metrics,
     fluxgraph.sched.output,
     fluxgraph.sched.plot,
+    fluxgraph.sched.passes,
     fluxgraph.sched.priority,
     fluxgraph.sched.queueing,
     fluxgraph.sched.records,
