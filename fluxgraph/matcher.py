@@ -43,6 +43,9 @@ __all__ = [
     "job_duration",
 ]
 
+#: Operations that accept a single selection time ``at`` (:meth:`Matcher.match`).
+_AT_OPS = ("allocate", "without_allocating")
+
 #: ``resource-query``'s default prune filters.
 DEFAULT_PRUNE = "ALL:core,ALL:node"
 
@@ -186,11 +189,19 @@ class Matcher:
         """The graph's resource-type interner (jobspec types must be in it)."""
         return self.graph.type_names
 
-    def run(self, jobspec: Any, op: str, job_id: int, writer, now: int = 0) -> MatchOutcome:
-        """Run one match operation, emitting the selection to ``writer``; never raises."""
+    def run(
+        self, jobspec: Any, op: str, job_id: int, writer, now: int = 0, at: int | None = None
+    ) -> MatchOutcome:
+        """Run one match operation, emitting the selection to ``writer``; never raises.
+
+        ``at`` (see :meth:`match`) selects at that single time instead of ``now``.
+        """
         tr = self.traverser
         if op not in OPS:
             return MatchOutcome(-1, EINVAL, now, 0, f"unknown match operation {op!r}", 0, 0)
+        if at is not None and (at < now or op not in _AT_OPS):
+            message = f"at={at} needs at >= now={now} and an operation in {', '.join(_AT_OPS)}"
+            return MatchOutcome(-1, EINVAL, now, 0, message, 0, 0)
         built = self._built
         if built is not None and built[0] is jobspec and type(tr) is Traverser:
             # the same (immutable) jobspec again: its request tree is reused, primed as before
@@ -212,29 +223,37 @@ class Matcher:
             requests,
             op,
             job_id,
-            now,
+            now if at is None else at,
             duration,
             writer,
             constraint=getattr(jobspec, "constraint", None),
             queue=getattr(jobspec, "queue", "") or "",
+            now=now,
         )
         return MatchOutcome(
             rc, tr.errno if rc else 0, at, duration, "", tr.total_preorder, tr.total_postorder
         )
 
-    def match(self, jobspec: Any, op: str = "allocate", now: int = 0) -> MatchResult:
+    def match(
+        self, jobspec: Any, op: str = "allocate", now: int = 0, at: int | None = None
+    ) -> MatchResult:
         """Match ``jobspec`` (a model, a path, YAML text or a dict) and return the selection.
+
+        ``at`` (``>= now``, with ``allocate`` or ``without_allocating``) is a single select at
+        time ``at``: one iteration of the reservation loop. ``allocate`` then books a
+        reservation (``reserved`` is True when ``at > now``); nothing else is tried on failure.
 
         Raises
         ------
         MatchError
-            With ``errno`` EBUSY (no resources now), ENODEV (unsatisfiable) or EINVAL.
+            With ``errno`` EBUSY (no resources now, or at ``at``), ENODEV (unsatisfiable) or
+            EINVAL.
         """
         if not hasattr(jobspec, "resources"):
             jobspec = load_jobspec(jobspec)
         job_id = self._next_job
         collector = SelectionCollector()
-        out = self.run(jobspec, op, job_id, collector, now)
+        out = self.run(jobspec, op, job_id, collector, now, at)
         if out.rc != 0:
             msg = out.message or os.strerror(out.errno)
             raise MatchError(f"match {op} failed: {msg}", errno=out.errno)

@@ -113,6 +113,7 @@ class Traverser(Selector):
         writer,
         constraint=None,
         queue: str = "",
+        now: int | None = None,
     ) -> tuple[int, int, int]:
         """Match ``requests`` with operation ``op``; returns ``(rc, at, duration)``.
 
@@ -120,18 +121,23 @@ class Traverser(Selector):
         duration after the reference's defaulting (see :func:`job_duration`). A failed run
         changes nothing; if it took the early-termination shortcut it is repeated with full
         walks, so that the error reported is the one the reference's walk leaves behind.
+
+        ``now`` (default ``at``) earlier than ``at`` makes ``allocate`` / ``without_allocating``
+        one select at ``at``: one iteration of the reservation loop, so the overrun check is
+        off and ``allocate`` books a reservation.
         """
         self.shortcut_used = False
-        result = self._run(requests, op, jobid, at, duration, writer, constraint, queue)
+        args = (requests, op, jobid, at, duration, writer, constraint, queue, now)
+        result = self._run(*args)
         if result[0] != 0 and self.shortcut_used:
             self.shortcuts = False
             try:
-                result = self._run(requests, op, jobid, at, duration, writer, constraint, queue)
+                result = self._run(*args)
             finally:
                 self.shortcuts = True
         return result
 
-    def _run(self, requests, op, jobid, at, duration, writer, constraint, queue):
+    def _run(self, requests, op, jobid, at, duration, writer, constraint, queue, now=None):
         self.errno = 0
         self.total_preorder = self.total_postorder = 0
         g = self.graph
@@ -145,6 +151,9 @@ class Traverser(Selector):
         saved = set(self.exclusive_types)
         dfv = self._prime_cached(requests)
         meta = JobMeta(jobid, at, duration, constraint, queue)
+        if now is not None and now < at:
+            meta.now = now
+            meta.alloc_type = ALLOC_ORELSE_RESERVE
         if op in ("without_allocating", "without_allocating_future"):
             meta.alloc_type = NO_ALLOC
         if op == "satisfiability":
