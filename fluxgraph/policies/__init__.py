@@ -10,6 +10,7 @@ from fluxgraph.errors import MatchError
 from fluxgraph.policies.base import MatchPolicy
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.locality import LocalityAware
+from fluxgraph.policies.memory_pool import MemoryPool
 from fluxgraph.policies.variation import VariationAware
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "IdOrder",
     "LocalityAware",
     "MatchPolicy",
+    "MemoryPool",
     "VariationAware",
     "create_policy",
 ]
@@ -36,6 +38,7 @@ POLICIES: MappingProxyType[str, Callable[[], MatchPolicy]] = MappingProxyType(
         "hinodex": partial(IdOrder, prefer_high=True, node_centric=True, node_exclusive=True),
         "locality": LocalityAware,
         "variation": VariationAware,
+        "memory-pool": MemoryPool,
     }
 )
 

@@ -26,6 +26,7 @@ LAYERS = {
     "traverser": 5,
     "matcher": 6,
     "machines": 6,
+    "memory_machines": 6,
     "storage": 6,
     "sched": 7,
     "query": 7,
