@@ -1,0 +1,93 @@
+"""A brute-force model of A-base and A-dis (spec §4.3, §4.4), independent of the matcher.
+
+Bookings are plain records; every predicate of spec §2.3 is evaluated by scanning them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Booking:
+    start: int
+    end: int
+    local: dict[int, int]  # compute rank -> MiB held locally
+    lent: list[tuple[int, int, int]]  # (lender, borrower, MiB)
+    whole: bool  # A-base: the compute nodes are held whole
+
+
+class OracleAllocator:
+    def __init__(self, capacity: list[int], kind: str, lender_mode: str = "greedy") -> None:
+        self.capacity = capacity
+        self.kind = kind
+        self.lender_mode = lender_mode
+        self.books: list[Booking] = []
+
+    def _overlapping(self, s: int, e: int):
+        return [b for b in self.books if b.start < e and s < b.end]
+
+    def _usage(self, r: int, t: int) -> int:
+        used = 0
+        for b in self.books:
+            if b.start <= t < b.end:
+                if r in b.local:
+                    used += self.capacity[r] if b.whole else b.local[r]
+                used += sum(m for lender, _, m in b.lent if lender == r)
+        return used
+
+    def free(self, r: int, s: int, e: int) -> int:
+        points = {s} | {b.start for b in self.books if s < b.start < e}
+        return self.capacity[r] - max(self._usage(r, t) for t in points)
+
+    def cores_free(self, r: int, s: int, e: int) -> bool:
+        return not any(r in b.local for b in self._overlapping(s, e))
+
+    def lending(self, r: int, s: int, e: int) -> bool:
+        return any(lender == r for b in self._overlapping(s, e) for lender, _, _ in b.lent)
+
+    def allocate(self, n: int, m: int, s: int, e: int):
+        """``(nodes, local, lent)`` booked, or None."""
+        caps = self.capacity
+        ranks = range(len(caps))
+        eligible = [r for r in ranks if self.cores_free(r, s, e) and not self.lending(r, s, e)]
+        local = sorted((r for r in eligible if self.free(r, s, e) >= m), key=lambda r: (caps[r], r))
+        if len(local) >= n:
+            chosen = sorted(local[:n])
+            self.books.append(Booking(s, e, dict.fromkeys(chosen, m), [], self.kind == "base"))
+            return tuple(chosen), (m,) * n, ()
+        if self.kind == "base":
+            return None
+        whole = [r for r in eligible if self.free(r, s, e) == caps[r]]
+        if len(whole) < n:
+            return None
+        compute = sorted(whole, key=lambda r: (-caps[r], r))[:n]
+        loc = {r: min(m, caps[r]) for r in compute}
+        deficits = [[r, m - loc[r]] for r in compute if loc[r] < m]
+        spare = {r: self.free(r, s, e) for r in ranks if r not in loc}
+        lent: list[tuple[int, int, int]] = []
+        used: set[int] = set()
+        for i, (borrower, need) in enumerate(deficits):
+            for lender in sorted(spare):
+                if need == 0:
+                    break
+                if self.lender_mode == "code" and lender in used:
+                    continue
+                take = min(spare[lender], need)
+                if take:
+                    lent.append((lender, borrower, take))
+                    spare[lender] -= take
+                    need -= take
+                    if self.lender_mode == "code":
+                        used.add(lender)
+            if need:
+                return None
+            deficits[i][1] = 0
+            if self.lender_mode == "code":
+                used |= {lender for lender, _, _ in lent}
+        self.books.append(Booking(s, e, loc, lent, False))
+        nodes = tuple(sorted(loc))
+        return nodes, tuple(loc[r] for r in nodes), tuple(lent)
+
+    def release(self, index: int) -> None:
+        del self.books[index]

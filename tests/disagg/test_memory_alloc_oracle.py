@@ -1,0 +1,65 @@
+"""A-base and A-dis through the matcher agree with a brute-force model of spec §4.3/§4.4."""
+
+from __future__ import annotations
+
+from disagg_oracle import OracleAllocator
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fluxgraph.memory_machines import build_memory_machine
+from fluxgraph.sched.memory_alloc import MemoryAllocator, MemoryRequest
+
+MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
+
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("alloc"), st.integers(1, 4), MIB, st.integers(0, 40), st.integers(1, 30)),
+        st.tuples(st.just("release"), st.integers(0, 50)),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+def _replay(nodes, large, kind, lender_mode, ops):
+    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind, lender_mode)
+    oracle = OracleAllocator(alloc.capacity, kind, lender_mode)
+    placements = []
+    for op in ops:
+        if op[0] == "release":
+            if placements:
+                i = op[1] % len(placements)
+                alloc.release(placements.pop(i))
+                oracle.release(i)
+            continue
+        _, n, m, start, duration = op
+        got = alloc.allocate(MemoryRequest(n, m), at=start, duration=duration, now=0)
+        want = oracle.allocate(n, m, start, start + duration)
+        assert (None if got is None else (got.nodes, got.local, got.lent)) == want, op
+        if got is not None:
+            placements.append(got)
+            assert got.start == start and got.end == start + duration
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data(), st.sampled_from(["base", "dis"]), OPS)
+def test_allocators_match_the_brute_force_model(nodes, data, kind, ops):
+    large = data.draw(st.integers(0, nodes))
+    _replay(nodes, large, kind, "greedy", ops)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 7), st.data(), OPS)
+def test_code_lender_rule_matches_the_model(nodes, data, ops):
+    large = data.draw(st.integers(0, nodes))
+    _replay(nodes, large, "dis", "code", ops)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.data(), st.sampled_from(["base", "dis"]), st.integers(1, 7), MIB)
+def test_never_fits_is_the_allocator_on_the_empty_machine(nodes, data, kind, n, m):
+    large = data.draw(st.integers(0, nodes))
+    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind)
+    reason = alloc.never_fits(MemoryRequest(n, m))
+    placed = alloc.allocate(MemoryRequest(n, m), at=0, duration=10)
+    assert (reason == "") == (placed is not None), reason
