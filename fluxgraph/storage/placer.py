@@ -96,6 +96,8 @@ class Placement:
     phases: list[Phase] = field(default_factory=list)
     #: The reason the job could not start at the time it was placed ("" if it started then).
     delayed_by: str = ""
+    #: Chunks held (all phases).
+    chunks: int = 0
 
 
 @dataclass(slots=True)
@@ -154,7 +156,11 @@ class RabbitPlacer:
         if len(sizes) != 1:
             raise MatchError(f"rabbit placer: chunks must have one size, found {sorted(sizes)}")
         self.chunk_gib = sizes.pop()
+        self.total_nodes = sum(len(r.nodes) for r in self.rabbits.values())
+        self.total_chunks = sum(len(r.ssds) for r in self.rabbits.values())
         self.jobs: dict[int, Placement] = {}
+        #: request shape -> why it is unsatisfiable (None: satisfiable); see :meth:`check`
+        self._unsatisfiable: dict[tuple, _PhaseFailed | None] = {}
         self._times: Counter[int] = Counter()
         self._jobspecs: dict[tuple, object] = {}
 
@@ -194,6 +200,8 @@ class RabbitPlacer:
         first: _PhaseFailed | None = None
         for t in times:
             try:
+                if t != times[-1]:  # (the last time is always tried: it decides satisfiability)
+                    self._may_fit(request, t)
                 phases = self._try_at(request, t, now)
             except _PhaseFailed as err:
                 first, last = first or err, err
@@ -211,13 +219,46 @@ class RabbitPlacer:
         """Raise ENODEV :class:`StorageRejected` if ``request`` can never be placed.
 
         Tries the time after every placed job has ended (everything free) and books nothing.
+        The answer is remembered per request shape (nodes and capacities): the machine's
+        up/down status must not change under a placer.
         """
-        t = max(self._times, default=now)
-        try:
-            self._release_phases(self._try_at(request, max(t, now), now))
-        except _PhaseFailed as err:
-            msg = f"job {jobid} is unsatisfiable: {err.message}"
-            raise StorageRejected(msg, ENODEV, err.phase, err.reason) from None
+        shape = (request.nodes, request.node_local_gib, request.lustre_gib)
+        failure = self._unsatisfiable.get(shape, False)
+        if failure is False and (self.lustre == "coral2" or not request.lustre_gib):
+            failure = self._compute_failure(request, now)  # phase 1 alone: the arithmetic
+            self._unsatisfiable[shape] = failure
+        if failure is False:
+            t = max(self._times, default=now)
+            try:
+                self._release_phases(self._try_at(request, max(t, now), now))
+                failure = None
+            except _PhaseFailed as err:
+                failure = err
+            self._unsatisfiable[shape] = failure
+        if failure is not None:
+            msg = f"job {jobid} is unsatisfiable: {failure.message}"
+            raise StorageRejected(msg, ENODEV, failure.phase, failure.reason)
+
+    def _may_fit(self, req: StorageRequest, t: int) -> None:
+        """Raise :class:`_PhaseFailed` unless enough nodes and chunks are not held by placements
+        overlapping ``[t, t + walltime)``: a necessary condition that spares the matcher."""
+        end = t + req.walltime
+        need = req.nodes * math.ceil(self.per_node_gib(req) / self.chunk_gib)
+        if self.lustre != "coral2":
+            need += sum(math.ceil(c / self.chunk_gib) for c in req.lustre_gib)
+        free_nodes, free_chunks = self.total_nodes, self.total_chunks
+        for p in self.jobs.values():
+            if p.start < end and p.end > t:
+                free_nodes -= len(p.nodes)
+                free_chunks -= p.chunks
+        window = f"during [{t}, {end})"
+        if req.nodes > free_nodes:
+            message = f"nodes: {free_nodes} nodes free {window}; the job asks {req.nodes}"
+            raise _PhaseFailed("compute", "nodes", message)
+        if need > free_chunks:
+            phase = "compute" if req.nodes and self.per_node_gib(req) else "ost"
+            message = f"ssd capacity: {free_chunks} chunks free {window}; the job needs {need}"
+            raise _PhaseFailed(phase, "ssd capacity", message)
 
     def release(self, jobid: int) -> None:
         """Free every phase of ``jobid`` (at its end, or a persistent file system's destroy).
@@ -283,7 +324,7 @@ class RabbitPlacer:
         g, f = self.per_node_gib(req), len(req.node_local_gib)
         ph = self._commit("compute", 0, ("compute", req.nodes, g, f), t, now, req.walltime)
         if ph is None:
-            reason, message = self._explain_compute(req, g, f, t)
+            reason, message, _ = self._explain_compute(req, g, f, t)
             raise _PhaseFailed("compute", reason, message)
         return ph
 
@@ -348,7 +389,16 @@ class RabbitPlacer:
                 n += 1
         return n
 
-    def _explain_compute(self, req: StorageRequest, g: int, f: int, t: int) -> tuple[str, str]:
+    def _compute_failure(self, req: StorageRequest, now: int) -> _PhaseFailed | None:
+        """Whether phase 1 alone fails on the machine with everything free (spec §4.4: iff
+        the sum over chassis of a_c is below N); None if it fits."""
+        g, f = self.per_node_gib(req), len(req.node_local_gib)
+        t = max(self._times, default=now)
+        reason, message, serve = self._explain_compute(req, g, f, max(t, now))
+        return _PhaseFailed("compute", reason, message) if serve < req.nodes else None
+
+    def _explain_compute(self, req: StorageRequest, g: int, f: int, t: int):
+        """The §4.4 failure arithmetic at ``t``: (reason, message, nodes it can serve)."""
         d, n_req = req.walltime, req.nodes
         per_node = math.ceil(g / self.chunk_gib) if g else 0
         free_nodes = by_ssd = serve = 0
@@ -361,16 +411,18 @@ class RabbitPlacer:
             serve += min(n, s, k)
         window = f"during [{t}, {t + d})"
         if free_nodes < n_req or not g:
-            return "nodes", f"nodes: {free_nodes} nodes free {window}; the job asks {n_req}"
+            message = f"nodes: {free_nodes} nodes free {window}; the job asks {n_req}"
+            return "nodes", message, min(serve, free_nodes)
         reason = "ssd capacity" if by_ssd < n_req else "namespaces" if serve < n_req else "nodes"
         rabbit = next(iter(self.rabbits.values()))
-        return reason, (
+        message = (
             f"{reason}: node-local storage {g} GiB/node needs {per_node} chunks of "
             f"{self.chunk_gib} GiB and {f} namespaces per node; a chassis has "
             f"{len(rabbit.ssds)} chunks and {len(rabbit.namespaces)} namespaces for its "
             f"{len(rabbit.nodes)} nodes; the machine can serve {serve} such nodes {window}; "
             f"the job asks {n_req}"
         )
+        return reason, message, serve
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -394,6 +446,7 @@ class RabbitPlacer:
                 p.osts.append(dict(sorted(per.items())))
             else:
                 p.mgts.extend(ids[self._chassis(v)] for v in ph.vertices if types[v] == "mgt_ip")
+        p.chunks = sum(1 for ph in phases for v in ph.vertices if types[v] == "ssd")
         self.jobs[jobid] = p
         self._times.update((p.start, p.end))
         return p

@@ -146,11 +146,19 @@ def test_empty_machine_accepts_exactly_what_the_arithmetic_allows(nodes, local, 
     )
     request = StorageRequest(nodes, 10, local)
     try:
+        fresh(compute, "own-first").check(1, request, now=0)  # (the arithmetic, no matcher)
+    except StorageRejected as err:
+        checked = err.reason
+    else:
+        checked = ""
+    try:
         p = pl.place(1, request, now=0)
     except StorageRejected as err:
         assert SHAPE["chassis"] * a_c < nodes
         assert err.errno == ENODEV and err.phase == "compute"
+        assert checked == err.reason
     else:
+        assert checked == ""
         assert SHAPE["chassis"] * a_c >= nodes
         if local:
             assert max(n for n, _, _ in p.node_local.values()) <= a_c
