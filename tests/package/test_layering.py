@@ -29,6 +29,7 @@ LAYERS = {
     "memory_machines": 6,
     "storage": 6,
     "sched": 7,
+    "bbsched": 7,
     "query": 7,
     "grug2dot": 7,
     "experiments": 8,

@@ -1,0 +1,193 @@
+"""The multi-objective genetic algorithm of BBSched (paper §3.2.2-3.2.3, Fig. 3; spec §4.5).
+
+A chromosome is a window mask (:mod:`fluxgraph.bbsched.moo`). Defaults follow the paper:
+``G = 500`` generations, population ``P = 20``, bit-flip probability ``p_m = 0.0005`` per gene,
+crossover probability 1. One generation:
+
+1. parents: shuffle the population, ``floor(|pop|/2)`` disjoint pairs;
+2. one-point crossover at ``c = randint(1, k-1)`` (the paper's "random position");
+3. mutation: every gene of every child flips with probability ``p_m`` (drawn as geometric gaps,
+   the same distribution as one draw per gene);
+4. children that are infeasible, already in the population or duplicates are discarded (no
+   repair); survivors start at age 0;
+5. survivors: Set1 = non-dominated members of population + children; keep the ``P`` youngest of
+   Set1 (ties front-most) or all of Set1 plus the youngest of the rest; ages go up by one.
+
+The initial population is the one-hot masks (all of them when ``k <= P``, else a random ``P``)
+plus greedy random fills (shuffle the candidates, add each that still fits) until ``P`` distinct
+members or ``10 P`` attempts. Objective vectors are cached per mask and new masks are evaluated
+in one numpy batch per generation. ``variant="cqsim"`` is the authors' code for ablations:
+``P = clamp(ceil(2^k/50), 10, 25)``, ``G = min(G, ceil(0.1 2^k))``, midpoint crossover,
+``floor(0.05 |pool|)`` single-bit mutants of random pool members, random truncation of Set1.
+
+>>> import random
+>>> from fluxgraph.bbsched.moo import Window
+>>> w = Window.of([(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)], 100, 100, 100, 100)
+>>> sorted(ga_front(w, random.Random(1), generations=50))
+[(15, (80, 90)), (17, (100, 20))]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from fluxgraph.bbsched.moo import Member, Window, nondominated
+from fluxgraph.errors import SimulationError
+
+__all__ = ["GAParams", "ga_front"]
+
+VARIANTS = ("paper", "cqsim")
+
+
+@dataclass(frozen=True)
+class GAParams:
+    """GA settings (spec §4.5 defaults)."""
+
+    generations: int = 500
+    population: int = 20
+    mutation: float = 0.0005
+    variant: str = "paper"
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise SimulationError(f"unknown GA variant {self.variant!r} (valid: paper, cqsim)")
+        if self.generations < 0 or self.population < 2 or not 0 <= self.mutation < 1:
+            raise SimulationError(f"bad GA parameters {self}")
+
+
+class _Cache:
+    """Feasibility and objective vectors per mask, new masks evaluated in one batch."""
+
+    def __init__(self, window: Window) -> None:
+        self.window = window
+        self.ok: dict[int, bool] = {}
+        self.vec: dict[int, tuple[int, ...]] = {}
+
+    def fill(self, masks: list[int]) -> None:
+        new = [m for m in dict.fromkeys(masks) if m not in self.ok]
+        if not new:
+            return
+        ok, vectors = self.window.evaluate(new)
+        for m, good, v in zip(new, ok.tolist(), vectors.tolist(), strict=True):
+            self.ok[m] = good
+            self.vec[m] = tuple(v)
+
+
+def _greedy_fills(window: Window, rng: random.Random, pop: list[int], size: int) -> None:
+    """Add random greedy fills to ``pop`` until ``size`` members or ``10 size`` attempts."""
+    k = window.size
+    n, b = window.nodes.tolist(), window.bb.tolist()
+    large = [False] * k if window.ssd is None else (window.ssd > 128).tolist()
+    seen = set(pop)
+    order = list(range(k))
+    for _ in range(10 * size):
+        if len(pop) >= size:
+            return
+        rng.shuffle(order)
+        fn, fb, fl = window.free_nodes, window.free_bb, window.free_large
+        mask = 0
+        for i in order:
+            if n[i] <= fn and b[i] <= fb and (not large[i] or n[i] <= fl):
+                fn, fb = fn - n[i], fb - b[i]
+                fl -= n[i] if large[i] else 0
+                mask |= 1 << (k - 1 - i)
+        if mask not in seen:
+            seen.add(mask)
+            pop.append(mask)
+
+
+def _initial(window: Window, rng: random.Random, size: int) -> list[int]:
+    k = window.size
+    genes = range(k) if k <= size else rng.sample(range(k), size)
+    pop = [1 << (k - 1 - i) for i in genes]
+    _greedy_fills(window, rng, pop, size)
+    return pop
+
+
+def _flip_genes(children: list[int], k: int, rate: float, rng: random.Random) -> None:
+    """Flip each gene of ``children`` with probability ``rate`` (geometric gaps)."""
+    if rate <= 0 or not children:
+        return
+    total = len(children) * k
+    log_keep = math.log1p(-rate)
+    pos = -1
+    while True:
+        pos += 1 + int(math.log(1.0 - rng.random()) / log_keep)
+        if pos >= total:
+            return
+        children[pos // k] ^= 1 << (pos % k)
+
+
+def ga_front(
+    window: Window,
+    rng: random.Random,
+    generations: int = 500,
+    population: int = 20,
+    mutation: float = 0.0005,
+    variant: str = "paper",
+) -> list[Member]:
+    """Set1 of the final population: ``(mask, vector)`` of its non-dominated members."""
+    params = GAParams(generations, population, mutation, variant)
+    k = window.size
+    if k < 2:
+        raise SimulationError("the GA needs at least 2 candidates")
+    cqsim = params.variant == "cqsim"
+    size = params.population
+    gens = params.generations
+    if cqsim:
+        size = min(25, max(10, math.ceil(2**k / 50)))
+        gens = min(gens, math.ceil(0.1 * 2**k))
+    cache = _Cache(window)
+    pop = _initial(window, rng, size)
+    cache.fill(pop)
+    ages = [0] * len(pop)
+    ok, vec = cache.ok, cache.vec
+    full = (1 << k) - 1
+    for _ in range(gens):
+        order = list(range(len(pop)))
+        rng.shuffle(order)
+        children: list[int] = []
+        for j in range(0, len(order) - 1, 2):
+            p1, p2 = pop[order[j]], pop[order[j + 1]]
+            cut = k // 2 if cqsim else rng.randint(1, k - 1)
+            low = (1 << (k - cut)) - 1  # genes cut..k-1
+            high = full ^ low
+            children += [(p1 & high) | (p2 & low), (p2 & high) | (p1 & low)]
+        if cqsim:
+            pool_size = len(pop) + len(children)
+            for _ in range(int(0.05 * pool_size)):
+                r = rng.randrange(pool_size)
+                base = pop[r] if r < len(pop) else children[r - len(pop)]
+                children.append(base ^ (1 << rng.randrange(k)))
+        else:
+            _flip_genes(children, k, params.mutation, rng)
+        cache.fill(children)
+        members = set(pop)
+        kept = []
+        for c in children:
+            if ok[c] and c not in members:
+                members.add(c)
+                kept.append(c)
+        pool = pop + kept
+        pool_ages = ages + [0] * len(kept)
+        front = nondominated(np.array([vec[m] for m in pool]))
+        set1 = [i for i in range(len(pool)) if front[i]]
+        if len(set1) >= size:
+            if cqsim:
+                chosen = rng.sample(set1, size)
+            else:
+                chosen = sorted(set1, key=lambda i: (pool_ages[i], -pool[i]))[:size]
+        else:
+            rest = sorted(
+                (i for i in range(len(pool)) if not front[i]),
+                key=lambda i: (pool_ages[i], -pool[i]),
+            )
+            chosen = set1 + rest[: size - len(set1)]
+        pop = [pool[i] for i in chosen]
+        ages = [pool_ages[i] + 1 for i in chosen]
+    front = nondominated(np.array([vec[m] for m in pop]))
+    return [(m, vec[m]) for m, keep in zip(pop, front.tolist(), strict=True) if keep]
