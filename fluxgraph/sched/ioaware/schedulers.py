@@ -250,7 +250,7 @@ def two_groups(
 
     >>> g = two_groups(15, [], [(3.847, 20.80, 1, 30), (0.0, 60.0, 1, 60)], 20.0)
     >>> round(g.target, 3), g.r_star, g.r_bar
-    (8.523, 0.0, 0.0)
+    (8.525, 0.0, 0.0)
     """
     volume = sum(r * left for r, _, _, left in running if left > 0)
     area = sum(n * left for _, _, n, left in running if left > 0)
