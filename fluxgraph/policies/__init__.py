@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from types import MappingProxyType
 
 from fluxgraph.errors import MatchError
 from fluxgraph.policies.base import MatchPolicy
+from fluxgraph.policies.class_packing import ClassPacking
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.locality import LocalityAware
 from fluxgraph.policies.memory_pool import MemoryPool
@@ -15,6 +17,7 @@ from fluxgraph.policies.variation import VariationAware
 
 __all__ = [
     "POLICIES",
+    "ClassPacking",
     "IdOrder",
     "LocalityAware",
     "MatchPolicy",
@@ -38,6 +41,8 @@ POLICIES: MappingProxyType[str, Callable[[], MatchPolicy]] = MappingProxyType(
         "hinodex": partial(IdOrder, prefer_high=True, node_centric=True, node_exclusive=True),
         "locality": LocalityAware,
         "variation": VariationAware,
+        "classpack": ClassPacking,
+        "classpack-strict": partial(ClassPacking, slack=math.inf),
         "memory-pool": MemoryPool,
     }
 )

@@ -4,6 +4,9 @@
 Node ids are global (``id_scope=1`` on rack -> node: rack ``r`` holds nodes ``62r .. 62r+61``),
 since ``high``/``low`` score ``id + 2`` and per-rack ids would tie across racks. The bundled
 recipe ``grug_recipes/quartz-2418.graphml`` is :func:`quartz_recipe` with the defaults.
+``pooled=True`` is a coarser level of detail (paper §3.3): ``node > core[1]`` of size
+``sockets * cores``, 4,876 vertices; whole-node jobs ``node[n] -> slot -> core[36]`` select
+the same nodes there, since no policy's node score depends on the node's children.
 
 :func:`set_classes` puts the performance classes on the nodes: property ``perf_class=<p>``
 (what the ``variation`` and ``classpack`` policies read) and key ``pc<p>=1`` (jobspec property
@@ -42,12 +45,17 @@ _KEYS = """\
 
 
 def quartz_recipe(
-    racks: int = 39, nodes_per_rack: int = 62, sockets: int = 2, cores_per_socket: int = 18
+    racks: int = 39,
+    nodes_per_rack: int = 62,
+    sockets: int = 2,
+    cores_per_socket: int = 18,
+    pooled: bool = False,
 ) -> str:
-    """The GRUG recipe ``cluster > rack[R] > node[N] > socket[S] > core[C]`` (global node ids).
+    """The GRUG recipe ``cluster > rack[R] > node[N] > socket[S] > core[C]`` (global node ids);
+    ``pooled``: ``node > core`` of size ``S * C`` instead.
 
-    >>> 'multi_scale">62<' in quartz_recipe()
-    True
+    >>> 'multi_scale">62<' in quartz_recipe(), '<data key="size">36<' in quartz_recipe(pooled=True)
+    (True, True)
     """
     for name, value in (("racks", racks), ("nodes_per_rack", nodes_per_rack)):
         if value < 1:
@@ -63,31 +71,42 @@ def quartz_recipe(
             f'<data key="multi_scale">{scale}</data></edge>'
         )
 
-    def vertex(name: str, basename: str, root: bool = False) -> str:
+    def vertex(name: str, basename: str, root: bool = False, size: int = 1) -> str:
         head = '<data key="root">1</data>' if root else ""
+        tail = f'<data key="size">{size}</data>' if size != 1 else ""
         return (
             f'    <node id="{name}">{head}<data key="type">{name}</data>'
-            f'<data key="basename">{basename}</data></node>'
+            f'<data key="basename">{basename}</data>{tail}</node>'
         )
+
+    if pooled:
+        leaves = [vertex("core", "core", size=sockets * cores_per_socket)]
+        leaf_edges = [edge("node", "core", 1, 0)]
+        shape = f"core[1] of size {sockets * cores_per_socket}"
+    else:
+        leaves = [vertex("socket", "socket"), vertex("core", "core")]
+        leaf_edges = [
+            edge("node", "socket", sockets, 0),
+            edge("socket", "core", cores_per_socket, 1),
+        ]
+        shape = f"socket[{sockets}] -> core[{cores_per_socket}]"
 
     return "\n".join(
         [
             '<?xml version="1.0" encoding="UTF-8"?>',
             f"<!-- quartz-like cluster for the variation-aware case study (Fluxion §6.3): "
-            f"cluster[1] -> rack[{racks}] -> node[{nodes_per_rack}] -> socket[{sockets}] -> "
-            f"core[{cores_per_socket}]; node ids are global: node0 .. node{nodes - 1} -->",
+            f"cluster[1] -> rack[{racks}] -> node[{nodes_per_rack}] -> {shape}; "
+            f"node ids are global: node0 .. node{nodes - 1} -->",
             '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
             _KEYS.rstrip("\n"),
             '  <graph id="quartz" edgedefault="directed">',
             vertex("cluster", "quartz", root=True),
             vertex("rack", "rack"),
             vertex("node", "node"),
-            vertex("socket", "socket"),
-            vertex("core", "core"),
+            *leaves,
             edge("cluster", "rack", racks, 0),
             edge("rack", "node", nodes_per_rack, 1),
-            edge("node", "socket", sockets, 0),
-            edge("socket", "core", cores_per_socket, 1),
+            *leaf_edges,
             "  </graph>",
             "</graphml>",
             "",
@@ -101,6 +120,7 @@ def build_quartz(
     sockets: int = 2,
     cores_per_socket: int = 18,
     classes: Sequence[int] | None = None,
+    pooled: bool = False,
 ) -> ResourceGraph:
     """The quartz graph (see :func:`quartz_recipe`), with ``classes`` set when given.
 
@@ -110,7 +130,7 @@ def build_quartz(
     (6, [1, 2, 3, 4, 5, 1])
     """
     graph = ResourceGraph()
-    text = quartz_recipe(racks, nodes_per_rack, sockets, cores_per_socket)
+    text = quartz_recipe(racks, nodes_per_rack, sockets, cores_per_socket, pooled)
     reader("grug")(graph, text, source="<quartz machine>")
     if classes is not None:
         set_classes(graph, classes)
