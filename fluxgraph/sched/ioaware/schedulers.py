@@ -62,7 +62,9 @@ def _group(job: Job) -> GroupKey:
 
 @dataclass
 class CycleLog:
-    """What the cycles saw: time, ``R_now``, and for S2 ``R~``, ``R~'``, ``r*``, ``r_bar``."""
+    """What the cycles saw: time, ``R_now``, and for S2 ``R~``, ``R~'``, ``r*``, ``r_bar``;
+    jobs started; ``pool_peak``, the highest planned ``pfs_bw`` units over the window of a job
+    with I/O started in the cycle, after the walk (-1: none started; never above the pool)."""
 
     times: list[int] = field(default_factory=list)
     r_now: list[float] = field(default_factory=list)
@@ -71,6 +73,7 @@ class CycleLog:
     r_star: list[float] = field(default_factory=list)
     r_bar: list[float] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
+    pool_peak: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -102,6 +105,7 @@ class DefaultBackfill:
         self.prepare(now, running)
         free = self.nodes - sum(len(run.nodes) for run in running.values())
         started = 0
+        io_started: set[GroupKey] = set()
         last: dict[GroupKey, int] = {}  # a group's next job starts no earlier than its last
         for g, keys in self._runs:
             if free <= 0:
@@ -126,6 +130,8 @@ class DefaultBackfill:
                     del keys[:count]
                     free -= count * g[1]
                     started += count
+                    if self.demand(g)[0][1]:
+                        io_started.add(g)
                     self._pending[g] -= count
                 else:
                     placed += count
@@ -134,6 +140,8 @@ class DefaultBackfill:
         if started:
             self._runs = [run for run in self._runs if run[1]]
         self.log.starts.append(started)
+        peaks = [self.tracker.peak(now, g[2], 1) for g in io_started]
+        self.log.pool_peak.append(max(peaks, default=-1.0))
 
     def _queue_runs(self, view: SchedulingView) -> None:
         """Cut the queue (priority order) into runs of consecutive equal jobs."""
@@ -227,8 +235,11 @@ class IOAwareBackfill(DefaultBackfill):
 
 @dataclass(frozen=True, slots=True)
 class TwoGroups:
-    """Eq. 1-4 of one cycle: target ``R~``, threshold ``r*``, ``r_bar``, adjusted ``R~'``."""
+    """Eq. 1-4 of one cycle: queued I/O volume ``V`` (GiB) and node time ``A`` (node-s), target
+    ``R~ = N*V/A``, threshold ``r*``, ``r_bar``, adjusted target ``R~'``."""
 
+    volume: float
+    area: float
     target: float
     r_star: float
     r_bar: float
@@ -272,7 +283,7 @@ def two_groups(
         zero_area = sum(n * d * c for _, d, n, c in zero)
         if zero_area > 0:
             r_bar = sum(r * d * c for r, d, _, c in zero) / zero_area
-    return TwoGroups(target, r_star, r_bar, target - nodes * r_bar)
+    return TwoGroups(volume, area, target, r_star, r_bar, target - nodes * r_bar)
 
 
 @dataclass

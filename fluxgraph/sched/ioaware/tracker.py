@@ -63,6 +63,13 @@ class Tracker:
             if amount:
                 col[i:j] = [u + amount for u in col[i:j]]
 
+    def peak(self, start: float, duration: float, column: int) -> float:
+        """The highest usage of ``column`` over ``[start, start + duration)``."""
+        times = self.times
+        i = max(bisect_right(times, start) - 1, 0)
+        j = bisect_left(times, start + duration)
+        return max(0.0, *self.usage[column][i:j]) if j > i else 0.0
+
     def usage_at(self, t: float) -> tuple[float, ...]:
         """Every column's usage at time ``t``."""
         i = bisect_right(self.times, t) - 1
@@ -118,7 +125,7 @@ class Tracker:
         for col, amount, limit in zip(self.usage, amounts, thresholds, strict=True):
             if limit is None:
                 continue
-            peak = max(0.0, *col[i:j]) if j > i else 0.0
+            peak = max(0.0, *col[i:j]) if j > i and i < len(times) else 0.0
             room = max(limit, 0.0) + FIT_EPS - peak
             if room < 0:
                 return 0
