@@ -44,6 +44,7 @@ __all__ = [
 STUDIES = {
     "lod": "fluxgraph.experiments.studies.lod",
     "planner": "fluxgraph.experiments.studies.planner",
+    "variation": "fluxgraph.experiments.studies.variation",
 }
 
 RESULTS_COLUMNS = ("experiment", "scheduler", "parameters", "metric", "value")
