@@ -29,7 +29,7 @@ they prove (a job larger than what is free now).
 >>> jobs = [Job(i + 1, 0, 10, 10, n, n, extra={"bb": b}) for i, (n, b) in enumerate(sizes)]
 >>> def started(method):
 ...     p = WindowPass(m, make_method(method))
-...     r = Simulator(m.graph(), jobs, shape=bb_shape(m), policy="first", scheduler=p).run()
+...     r = Simulator(m.graph(), jobs, shape=bb_shape(m), policy="lonodex", scheduler=p).run()
 ...     return [j.job.id for j in r.jobs if j.start == 0]
 >>> started("Baseline"), started("BBSched"), started("Constrained_CPU")
 ([1, 4], [2, 3, 4, 5], [1, 5])
