@@ -10,6 +10,7 @@ print(summarize(result)["mean_wait"])
 
 from __future__ import annotations
 
+from fluxgraph.sched.allocator import Allocation, Allocator, MatcherAllocator
 from fluxgraph.sched.metrics import summarize
 from fluxgraph.sched.passes import BackfillPass, Periodic, SchedulingPass, SchedulingView
 from fluxgraph.sched.priority import PRIORITIES, get_priority
@@ -23,9 +24,12 @@ __all__ = [
     "PRIORITIES",
     "QUEUE_POLICIES",
     "SHAPES",
+    "Allocation",
+    "Allocator",
     "BackfillPass",
     "JobRecord",
     "JobShape",
+    "MatcherAllocator",
     "Periodic",
     "QueuePolicy",
     "RunningJob",

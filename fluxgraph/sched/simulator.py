@@ -30,12 +30,11 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from errno import ENODEV
 from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.matcher import Matcher
+from fluxgraph.sched.allocator import Allocation, Allocator, MatcherAllocator
 from fluxgraph.sched.passes import SchedulingPass
 from fluxgraph.sched.priority import STATIC, Priority, get_priority
 from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
@@ -54,43 +53,6 @@ _START, _RESERVE, _SKIP, _STOP = range(4)
 IDLE_WAKEUPS = 10_000
 
 
-class _Allocation:
-    """A match writer keeping what the simulator and runtime models use: node ranks, cores and
-    ``(vertex, type, units)`` of every other selected vertex."""
-
-    __slots__ = ("cores", "held", "nodes", "rank_of", "types")
-
-    def __init__(self, rank_of: list[int], types: list[str]) -> None:
-        self.rank_of = rank_of
-        self.types = types
-        self.nodes: list[int] = []
-        self.cores = 0
-        self.held: list[tuple[int, str, int]] = []
-
-    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
-        t = self.types[v]
-        if t == "node":
-            self.nodes.append(self.rank_of[v])
-        elif t == "core":
-            self.cores += needs
-        else:
-            self.held.append((v, t, needs))
-
-    def emit_edg(self, graph, e, excl_parent) -> None:
-        return None
-
-    def emit_tm(self, start: int, end: int) -> None:
-        return None
-
-    def emit_attrs(self, key: str, value: str) -> None:
-        return None
-
-
-def _node_ranks(graph: ResourceGraph) -> list[int]:
-    """Each vertex's rank (its ``rank`` field, else its ``id``): how outputs name nodes."""
-    return [r if r >= 0 else i for r, i in zip(graph.ranks, graph.ids, strict=True)]
-
-
 @dataclass
 class _Pass:
     """What one scheduling pass did, in walk order (for the resume shortcut)."""
@@ -105,13 +67,17 @@ class Simulator:
 
     Parameters
     ----------
-    graph : the machine (its scheduling state is owned by this simulator).
+    graph : the machine (its scheduling state is owned by this simulator); ``None`` with an
+        ``allocator``.
     jobs : the workload (any iterable of :class:`~fluxgraph.workload.Job`).
     queue : a :class:`QueuePolicy` or its name (``fcfs``, ``easy``, ``hybrid``,
         ``conservative``).
     priority : a priority name or ``f(job, now) -> key`` (smaller runs first).
     shape : a :class:`JobShape` or its name (``node``, ``core``, ``node-core``).
     policy, prune : the matcher's match policy and pruning filters.
+    allocator : an :class:`~fluxgraph.sched.allocator.Allocator` booking jobs instead of the
+        default :class:`~fluxgraph.sched.allocator.MatcherAllocator` (``graph``, ``shape``,
+        ``policy`` and ``prune`` are then unused).
     runtime : the runtime model (default: the trace runtime).
     scheduler : a :class:`~fluxgraph.sched.passes.SchedulingPass` replacing the built-in
         backfilling walk (``queue`` then only names the run in outputs).
@@ -129,7 +95,7 @@ class Simulator:
 
     def __init__(
         self,
-        graph: ResourceGraph,
+        graph: ResourceGraph | None,
         jobs: Iterable[Job],
         queue: QueuePolicy | str = "easy",
         priority: Priority | str = "fcfs",
@@ -139,25 +105,27 @@ class Simulator:
         runtime: RuntimeModel | None = None,
         progress: Callable[[int, int, int], None] | None = None,
         scheduler: SchedulingPass | None = None,
+        allocator: Allocator | None = None,
     ) -> None:
         self.queue = make_queue_policy(queue) if isinstance(queue, str) else queue
         self.priority = get_priority(priority)
-        cores = graph.by_type.get("core", [])
-        nodes = graph.by_type.get("node", [])
-        if not nodes:
-            raise SimulationError("the machine has no node vertices")
-        cores_per_node = max(1, len(cores) // len(nodes))
-        self.shape = JobShape(shape, cores_per_node) if isinstance(shape, str) else shape
-        self.matcher = Matcher(graph, policy=policy, prune=prune)
-        self.graph = graph
+        if allocator is None:
+            if graph is None:
+                raise SimulationError("a simulation needs a machine graph or an allocator")
+            nodes = graph.by_type.get("node", [])
+            if not nodes:
+                raise SimulationError("the machine has no node vertices")
+            if isinstance(shape, str):
+                cores_per_node = max(1, len(graph.by_type.get("core", [])) // len(nodes))
+                shape = JobShape(shape, cores_per_node)
+            allocator = MatcherAllocator(graph, shape, policy, prune)
+        self.allocator = allocator
         self.runtime = runtime if runtime is not None else TraceRuntime()
         self.progress = progress
         self.scheduler = scheduler
         self.workload = jobs if isinstance(jobs, Workload) else Workload.of(jobs)
-        self.total_nodes = len(nodes)
-        self.total_cores = len(cores)
-        self._rank_of = _node_ranks(graph)
-        self._satisfiable: dict[object, str] = {}
+        self.total_nodes = allocator.total_nodes
+        self.total_cores = allocator.total_cores
 
     # -- the event loop --------------------------------------------------------------------
 
@@ -261,7 +229,7 @@ class Simulator:
                 done.append(key)
         for key in sorted(done):
             run = running.pop(key)
-            self.matcher.cancel(self._matcher_id.pop(key))
+            self.allocator.release(self._matcher_id.pop(key))
             self.stats["cancel"] += 1
             self.runtime.finish(run, now)
             self._records[key].end = now
@@ -291,18 +259,7 @@ class Simulator:
             )
         if job.walltime > GRAPH_END - job.submit:
             return f"walltime {job.walltime} s runs past the planners' horizon ({GRAPH_END} s)"
-        key = self.shape.key(job)  # satisfiability does not depend on the duration
-        reason = self._satisfiable.get(key)
-        if reason is None:
-            out = self.matcher.run(self.shape.jobspec(job), "satisfiability", 0, None, 0)
-            if out.rc == 0:
-                reason = ""
-            elif out.errno == ENODEV:
-                reason = "unsatisfiable: the machine can never hold this request"
-            else:
-                reason = f"invalid request (errno {out.errno})"
-            self._satisfiable[key] = reason
-        return reason
+        return self.allocator.check(job)
 
     def _apply_retimes(self, now: int) -> None:
         running = self._running
@@ -336,7 +293,7 @@ class Simulator:
         order = self._sort_queue(now)
         last = self._last
         policy = self.queue
-        matcher = self.matcher
+        allocator = self.allocator
         stats = self.stats
         stats["passes"] += 1
         resume = 0
@@ -347,7 +304,7 @@ class Simulator:
             stats["resumed_passes"] += resume > 0
         for rid in last.reservation[resume:]:
             if rid:
-                matcher.cancel(rid)
+                allocator.release(rid)
                 stats["cancel"] += 1
         walk = _Pass(last.order[:resume], last.outcome[:resume], last.reservation[:resume])
         failed: dict[tuple, list[tuple[int, int]]] = {}
@@ -383,7 +340,7 @@ class Simulator:
     def _schedule_custom(self, now: int, finished: int, submitted: int, woken: bool) -> None:
         """One pass of the custom scheduler, after dropping its previous reservations."""
         for rid in self._held:
-            self.matcher.cancel(rid)
+            self.allocator.release(rid)
             self.stats["cancel"] += 1
         self._held = []
         self.stats["passes"] += 1
@@ -396,63 +353,57 @@ class Simulator:
             for k in started:
                 self._sort_keys.pop(k, None)
 
-    def _match(self, key: int, now: int, op: str) -> tuple[object, _Allocation, int]:
-        """One matcher call for queued job ``key``: ``(outcome, allocation, matcher job id)``."""
+    def _book(self, key: int, now: int, reserve: bool) -> tuple[Allocation | None, int]:
+        """Book queued job ``key`` now (or, with ``reserve``, at its earliest start)."""
         mid = self._next_id
         self._next_id += 1
-        alloc = _Allocation(self._rank_of, self.graph.types)
-        job = self._records[key].job
-        return self.matcher.run(self.shape.jobspec(job), op, mid, alloc, now), alloc, mid
+        return self.allocator.allocate(self._records[key].job, mid, now, reserve), mid
 
     def _remember_failure(self, failed: dict, job: Job) -> None:
-        family, count = self.shape.family(self.shape.key(job))
-        failed.setdefault(family, []).append((count, job.walltime))
+        fam = self.allocator.family(job)
+        if fam is not None:
+            failed.setdefault(fam[0], []).append((fam[1], job.walltime))
 
     def _try(self, key: int, now: int, failed: dict, may_reserve: bool) -> tuple[int, int]:
         """Start, reserve or skip queued job ``key``; returns ``(outcome, reservation id)``.
 
-        Where the pass may still reserve, one ``allocate_orelse_reserve`` both tries to start
-        the job now and, failing that, reserves it (one matcher call instead of two).
+        Where the pass may still reserve, one booking both tries to start the job now and,
+        failing that, reserves it (one matcher call instead of two).
         """
         record = self._records[key]
         job = record.job
-        shape = self.shape
-        js = shape.jobspec(job)
-        family, count = shape.family(shape.key(job))
-        known = failed.get(family)
-        doomed = known is not None and any(c <= count and w <= job.walltime for c, w in known)
-        mid = self._next_id
-        self._next_id += 1
-        alloc = _Allocation(self._rank_of, self.graph.types)
+        fam = self.allocator.family(job)
         if may_reserve and not self.queue.stop_at_blocked:
             self.stats["reserve"] += 1
-            out = self.matcher.run(js, "allocate_orelse_reserve", mid, alloc, now)
-            if out.rc != 0:
-                failed.setdefault(family, []).append((count, job.walltime))
-                return _SKIP, 0
-            if out.at == now:
+            alloc, mid = self._book(key, now, True)
+            if alloc is not None and alloc.at == now:
                 self._start(key, now, alloc, mid)
                 return _START, 0
-            failed.setdefault(family, []).append((count, job.walltime))
+            if fam is not None:
+                failed.setdefault(fam[0], []).append((fam[1], job.walltime))
+            if alloc is None:
+                return _SKIP, 0
             record.reservations += 1
             return _RESERVE, mid
-        if doomed:
-            self.stats["skipped"] += 1
+        known = failed.get(fam[0]) if fam is not None else None
+        if known is not None and any(c <= fam[1] and w <= job.walltime for c, w in known):
+            self.stats["skipped"] += 1  # a no easier request of its family failed this pass
         else:
             self.stats["allocate"] += 1
-            out = self.matcher.run(js, "allocate", mid, alloc, now)
-            if out.rc == 0:
+            alloc, mid = self._book(key, now, False)
+            if alloc is not None:
                 self._start(key, now, alloc, mid)
                 return _START, 0
-            failed.setdefault(family, []).append((count, job.walltime))
+            if fam is not None:
+                failed.setdefault(fam[0], []).append((fam[1], job.walltime))
         return (_STOP if self.queue.stop_at_blocked else _SKIP), 0
 
-    def _start(self, key: int, now: int, alloc: _Allocation, mid: int) -> None:
+    def _start(self, key: int, now: int, alloc: Allocation, mid: int) -> None:
         record = self._records[key]
         self._matcher_id[key] = mid
         job = record.job
         nodes = tuple(sorted(alloc.nodes))
-        run = RunningJob(key, job, now, nodes, alloc.cores, held=tuple(alloc.held))
+        run = RunningJob(key, job, now, nodes, alloc.cores, held=alloc.held)
         end = self.runtime.start(run, now)
         run.killed = end > now + job.walltime
         run.end = min(max(end, now + 1), now + job.walltime)
@@ -496,8 +447,8 @@ class _View:
         self._check(key)
         sim = self._sim
         sim.stats["allocate"] += 1
-        out, alloc, mid = sim._match(key, self.now, "allocate")
-        if out.rc != 0:
+        alloc, mid = sim._book(key, self.now, False)
+        if alloc is None:
             return False
         sim._start(key, self.now, alloc, mid)
         self.started.add(key)
@@ -508,17 +459,17 @@ class _View:
         self._check(key)
         sim = self._sim
         sim.stats["reserve"] += 1
-        out, alloc, mid = sim._match(key, self.now, "allocate_orelse_reserve")
-        if out.rc != 0:
+        alloc, mid = sim._book(key, self.now, True)
+        if alloc is None:
             return None
         self._acted.add(key)
-        if out.at == self.now:
+        if alloc.at == self.now:
             sim._start(key, self.now, alloc, mid)
             self.started.add(key)
         else:
             sim._held.append(mid)
             sim._records[key].reservations += 1
-        return out.at
+        return alloc.at
 
     def fits(self, keys: Iterable[int]) -> bool:
         sim = self._sim
@@ -527,14 +478,14 @@ class _View:
             for key in keys:
                 self._check(key)
                 sim.stats["allocate"] += 1
-                out, _, mid = sim._match(key, self.now, "allocate")
-                if out.rc != 0:
+                alloc, mid = sim._book(key, self.now, False)
+                if alloc is None:
                     return False
                 placed.append(mid)
             return True
         finally:
             for mid in placed:
-                sim.matcher.cancel(mid)
+                sim.allocator.release(mid)
                 sim.stats["cancel"] += 1
 
 

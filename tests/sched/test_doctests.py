@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import fluxgraph.machines
+import fluxgraph.sched.allocator
 import fluxgraph.sched.metrics
 import fluxgraph.sched.output
 import fluxgraph.sched.passes
@@ -21,6 +22,7 @@ import fluxgraph.sched.simulator
 
 MODULES = [
     fluxgraph.machines,
+    fluxgraph.sched.allocator,
     fluxgraph.sched.metrics,
     fluxgraph.sched.output,
     fluxgraph.sched.plot,

@@ -1,0 +1,160 @@
+"""Allocators: how the simulator books a job's resources on the machine.
+
+The simulator owns time, the queue and the runtime model; an :class:`Allocator` owns the
+machine's state and answers three questions for it: can this job ever run (:meth:`check`),
+book it now or at its earliest start (:meth:`allocate`), and give its resources back
+(:meth:`release`). The default, :class:`MatcherAllocator`, turns a job into one jobspec (its
+:class:`~fluxgraph.sched.shapes.JobShape`) and books it with one matcher call on the graph. A
+paper whose allocation takes several bookings (memory lent from other nodes, storage from the
+job's chassis rabbit) writes its own allocator over the same graph and keeps the simulator,
+queue policies, priorities, metrics and outputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from errno import ENODEV
+from typing import Protocol
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.graph import ResourceGraph
+from fluxgraph.matcher import Matcher
+from fluxgraph.sched.shapes import JobShape
+from fluxgraph.workload import Job
+
+__all__ = ["Allocation", "Allocator", "MatcherAllocator"]
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """A booking: its start ``at``, node ranks, cores, and ``(vertex, type, units)`` of every
+    other vertex it holds (memory, pools, and the cluster/racks on the path to them)."""
+
+    at: int
+    nodes: tuple[int, ...]
+    cores: int
+    held: tuple[tuple[int, str, int], ...] = ()
+
+
+class Allocator(Protocol):
+    """The machine as the simulator books it (see the module docstring).
+
+    ``jobid`` is the simulator's booking id: unique per :meth:`allocate` call, the key
+    :meth:`release` gets back. Bookings hold their resources over ``[at, at + walltime)``.
+    """
+
+    total_nodes: int
+    total_cores: int
+
+    def check(self, job: Job) -> str:
+        """``""`` if the empty machine can run ``job``, else the reason it never can."""
+        ...
+
+    def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
+        """Book ``job`` at ``now``; failing that, if ``reserve``, at its earliest start."""
+        ...
+
+    def release(self, jobid: int) -> None:
+        """Give back booking ``jobid`` (a running job's or a reservation's)."""
+        ...
+
+    def family(self, job: Job) -> tuple[object, int] | None:
+        """``(family, count)``: within a family a larger count is strictly harder to place
+        (lets one pass skip requests that provably fail); ``None`` when there is no such order."""
+        ...
+
+
+class _Selection:
+    """A match writer keeping node ranks, cores and every other selected vertex."""
+
+    __slots__ = ("cores", "held", "nodes", "rank_of", "types")
+
+    def __init__(self, rank_of: list[int], types: list[str]) -> None:
+        self.rank_of = rank_of
+        self.types = types
+        self.nodes: list[int] = []
+        self.cores = 0
+        self.held: list[tuple[int, str, int]] = []
+
+    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
+        t = self.types[v]
+        if t == "node":
+            self.nodes.append(self.rank_of[v])
+        elif t == "core":
+            self.cores += needs
+        else:
+            self.held.append((v, t, needs))
+
+    def emit_edg(self, graph, e, excl_parent) -> None:
+        return None
+
+    def emit_tm(self, start: int, end: int) -> None:
+        return None
+
+    def emit_attrs(self, key: str, value: str) -> None:
+        return None
+
+
+def node_ranks(graph: ResourceGraph) -> list[int]:
+    """Each vertex's rank (its ``rank`` field, else its ``id``): how outputs name nodes."""
+    return [r if r >= 0 else i for r, i in zip(graph.ranks, graph.ids, strict=True)]
+
+
+class MatcherAllocator:
+    """One jobspec per job (its ``shape``), booked by one matcher call on ``graph``.
+
+    >>> from fluxgraph.machines import build_machine
+    >>> alloc = MatcherAllocator(build_machine("nodes=2,cores=4"), JobShape("node", 4))
+    >>> alloc.allocate(Job(1, 0, 10, 10, procs=8), 1, now=0, reserve=False)
+    Allocation(at=0, nodes=(0, 1), cores=8, held=((0, 'cluster', 1),))
+    >>> alloc.allocate(Job(2, 0, 10, 10, procs=4), 2, now=0, reserve=True).at
+    10
+    >>> alloc.check(Job(3, 0, 10, 10, procs=12))
+    'unsatisfiable: the machine can never hold this request'
+    """
+
+    def __init__(
+        self,
+        graph: ResourceGraph,
+        shape: JobShape,
+        policy: str = "first",
+        prune: str = "ALL:node,ALL:core",
+    ) -> None:
+        nodes = graph.by_type.get("node", [])
+        if not nodes:
+            raise SimulationError("the machine has no node vertices")
+        self.graph = graph
+        self.shape = shape
+        self.matcher = Matcher(graph, policy=policy, prune=prune)
+        self.total_nodes = len(nodes)
+        self.total_cores = len(graph.by_type.get("core", []))
+        self._rank_of = node_ranks(graph)
+        self._checked: dict[object, str] = {}
+
+    def check(self, job: Job) -> str:
+        key = self.shape.key(job)  # satisfiability does not depend on the duration
+        reason = self._checked.get(key)
+        if reason is None:
+            out = self.matcher.run(self.shape.jobspec(job), "satisfiability", 0, None, 0)
+            if out.rc == 0:
+                reason = ""
+            elif out.errno == ENODEV:
+                reason = "unsatisfiable: the machine can never hold this request"
+            else:
+                reason = f"invalid request (errno {out.errno})"
+            self._checked[key] = reason
+        return reason
+
+    def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
+        sel = _Selection(self._rank_of, self.graph.types)
+        op = "allocate_orelse_reserve" if reserve else "allocate"
+        out = self.matcher.run(self.shape.jobspec(job), op, jobid, sel, now)
+        if out.rc != 0:
+            return None
+        return Allocation(out.at, tuple(sel.nodes), sel.cores, tuple(sel.held))
+
+    def release(self, jobid: int) -> None:
+        self.matcher.cancel(jobid)
+
+    def family(self, job: Job) -> tuple[object, int]:
+        return self.shape.family(self.shape.key(job))
