@@ -1,0 +1,232 @@
+"""The FM allocator (spec §4.5 A5, §4.6 A6): nodes plus rack-pool chunks, booked on planners.
+
+An :class:`~fluxgraph.sched.allocator.Allocator` for the shared simulator. Standard jobspec
+cannot say "each node gets ``k`` GB from a memnode of its own rack", so the placement rule
+(:mod:`fluxgraph.sched.fm.placement`) works on the planners of the graph's vertices directly:
+one planner per ``node`` (1 unit) and per pool ``memory`` vertex (its GB). Every booking, a
+start or the EASY head's reservation, is a span on each of its nodes' and pools' planners, and
+a planner refuses any span it cannot hold, so nothing is ever over-allocated.
+
+To choose quickly the allocator keeps an index of those spans: which nodes are held by running
+bookings (all started at or before ``now``) and how many GB of each pool they hold, plus the
+few future reservations. A job fits at ``T >= now`` if the rule finds nodes and chunks free of
+running bookings that end after ``T`` and of reservations overlapping ``[T, T + walltime)``.
+The earliest start of a job (spec §4.3 step 2) is the first of ``now`` and the distinct ends
+of running bookings where it fits. The booked length is the exact stretched runtime ``d'`` of
+the placement found (spec §5).
+
+Scopes: ``rack`` (``rack_balance``), ``system`` (``system_local_first``), ``nodes`` (the
+baseline: ``k = 0`` for every job that fits the local memory).
+
+>>> from fluxgraph.sched.fm.machine import FmMachineSpec, build_fm_machine
+>>> from fluxgraph.workload import Job
+>>> alloc = FmAllocator(build_fm_machine(FmMachineSpec(2, 4, pool_tb=1)), "rack")
+>>> a = alloc.allocate(Job(0, 0, 100, 100, procs=3, memory=400), 1, now=0, reserve=False)
+>>> a.at, a.nodes, a.held
+(0, (0, 1, 2), ((21, 'memory', 1008),))
+>>> alloc.check(Job(1, 0, 100, 100, procs=7, memory=600))
+'never fits: 7 nodes of 536 GB remote each, at most 2 on the empty machine'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.graph import ResourceGraph
+from fluxgraph.planner import Planner, PlannerInvalidError
+from fluxgraph.sched.allocator import Allocation
+from fluxgraph.sched.fm.machine import FmLayout
+from fluxgraph.sched.fm.placement import Chunk, chunk_capacity, rack_balance, system_local_first
+from fluxgraph.sched.fm.slowdown import SlowdownModel
+from fluxgraph.traverser.dfu import GRAPH_END
+from fluxgraph.workload import Job
+
+__all__ = ["SCOPES", "FmAllocator"]
+
+SCOPES = ("rack", "system", "nodes")
+_RULE: dict[str, Callable[..., list[Chunk] | None]] = {
+    "rack": rack_balance,
+    "system": system_local_first,
+    "nodes": rack_balance,
+}
+
+
+@dataclass(slots=True)
+class _Booking:
+    at: int
+    end: int
+    chunks: list[Chunk]
+    spans: list[tuple[Planner, int]]
+
+
+class FmAllocator:
+    """Nodes and pool chunks of ``graph`` (an FM machine) booked per job; see the module doc.
+
+    ``durations`` (job id -> ``(d', f_cross)`` of the job's latest booking) is what
+    :class:`~fluxgraph.sched.fm.slowdown.FmRuntime` reads when the job starts.
+    """
+
+    def __init__(
+        self, graph: ResourceGraph, scope: str = "rack", model: SlowdownModel | None = None
+    ) -> None:
+        if scope not in SCOPES:
+            raise SimulationError(f"unknown FM scope {scope!r} (valid: {', '.join(SCOPES)})")
+        self.layout = lay = FmLayout.of(graph)
+        self.scope = scope
+        self.model = model if model is not None else SlowdownModel("paper")
+        self.rule = _RULE[scope]
+        self.total_nodes = self.total_cores = lay.nodes
+        self.node_planners = [Planner(0, GRAPH_END, 1, "node") for _ in range(lay.nodes)]
+        self.pool_planners = [
+            Planner(0, GRAPH_END, lay.pool_capacity, "memory") for _ in range(lay.pools)
+        ]
+        self._free = [
+            set(range(r * lay.nodes_per_rack, (r + 1) * lay.nodes_per_rack))
+            for r in range(lay.racks)
+        ]
+        self._used = [0] * lay.pools  # GB held by running bookings
+        self._running: dict[int, _Booking] = {}
+        self._reserved: dict[int, _Booking] = {}
+        self.durations: dict[int, tuple[int, float]] = {}
+
+    # -- Allocator protocol ----------------------------------------------------------------
+
+    def check(self, job: Job) -> str:
+        """Spec §4.6 (A6): ``""`` unless ``job`` can never run on the empty machine."""
+        lay = self.layout
+        n, k = job.procs, self.remote_gb(job)
+        if n > lay.nodes:
+            return f"never fits: {n} nodes, the machine has {lay.nodes}"
+        if k <= 0:
+            return ""
+        per_rack = chunk_capacity([lay.pool_capacity] * lay.pools_per_rack, k)
+        if self.scope == "system":
+            most = min(lay.nodes, lay.racks * per_rack)
+        else:
+            most = lay.racks * min(lay.nodes_per_rack, per_rack)
+        if most < n:
+            return (
+                f"never fits: {n} nodes of {k} GB remote each, at most {most} on the empty machine"
+            )
+        return ""
+
+    def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
+        placed = self._place(job, now, self._free, self._used)
+        if placed is not None:
+            return self._book(job, jobid, now, placed, running=True)
+        if not reserve:
+            return None
+        free = [set(f) for f in self._free]
+        used = list(self._used)
+        ending = sorted(self._running.values(), key=lambda b: b.end)
+        i = 0
+        while i < len(ending):
+            at = ending[i].end
+            while i < len(ending) and ending[i].end == at:
+                for g, m, gb in ending[i].chunks:
+                    free[g // self.layout.nodes_per_rack].add(g)
+                    if gb:
+                        used[m] -= gb
+                i += 1
+            if at <= now:
+                continue
+            placed = self._place(job, at, free, used)
+            if placed is not None:
+                return self._book(job, jobid, at, placed, running=False)
+        return None
+
+    def release(self, jobid: int) -> None:
+        booking = self._running.pop(jobid, None)
+        if booking is not None:
+            per_rack = self.layout.nodes_per_rack
+            for g, m, gb in booking.chunks:
+                self._free[g // per_rack].add(g)
+                if gb:
+                    self._used[m] -= gb
+        else:
+            booking = self._reserved.pop(jobid, None)
+            if booking is None:
+                raise SimulationError(f"FM allocator: no booking {jobid} to release")
+        for planner, span in booking.spans:
+            planner.rem_span(span)
+
+    def family(self, job: Job) -> None:
+        return None
+
+    # -- placement -------------------------------------------------------------------------
+
+    def remote_gb(self, job: Job) -> int:
+        """``k = max(0, M - L)`` GB per node (spec §3.2 step 5)."""
+        return max(0, int(job.memory) - self.layout.local_gb)
+
+    def stretched(self, job: Job, f_cross: float) -> int:
+        """``d'`` of ``job`` for a cross-rack share ``f_cross`` (spec §5); a job without the
+        mapping's ``extra`` (``d``, ``u``) stretches its runtime with ``u = 0``."""
+        d, u = job.extra.get("d", job.runtime), job.extra.get("u", 0.0)
+        return self.model.stretch(d, int(job.memory), self.layout.local_gb, u, f_cross)
+
+    def _place(
+        self, job: Job, at: int, free: list[set[int]], used: list[int]
+    ) -> list[Chunk] | None:
+        lay = self.layout
+        n, k = job.procs, self.remote_gb(job)
+        if sum(len(f) for f in free) < n:
+            return None
+        if k > 0 and chunk_capacity([lay.pool_capacity - u for u in used], k) < n:
+            return None
+        busy: set[int] = set()
+        held = [0] * lay.pools if self._reserved else None
+        for res in self._reserved.values():
+            if res.at < at + job.walltime and at < res.end:
+                for g, m, gb in res.chunks:
+                    busy.add(g)
+                    if gb:
+                        held[m] += gb  # type: ignore[index]
+        per = lay.pools_per_rack
+        caps = [
+            [
+                lay.pool_capacity - used[m] - (held[m] if held else 0)
+                for m in range(r * per, (r + 1) * per)
+            ]
+            for r in range(lay.racks)
+        ]
+        nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
+        return self.rule(nodes, caps, n, k)
+
+    def _book(
+        self, job: Job, jobid: int, at: int, chunks: list[Chunk], running: bool
+    ) -> Allocation:
+        per_rack, per_pool = self.layout.nodes_per_rack, self.layout.pools_per_rack
+        cross = sum(1 for g, m, gb in chunks if gb and m // per_pool != g // per_rack)
+        f_cross = cross / len(chunks)
+        duration = self.stretched(job, f_cross)
+        spans: list[tuple[Planner, int]] = []
+        try:
+            for g, m, gb in chunks:
+                spans.append(
+                    (self.node_planners[g], self.node_planners[g].add_span(at, duration, 1))
+                )
+                if gb:
+                    planner = self.pool_planners[m]
+                    spans.append((planner, planner.add_span(at, duration, gb)))
+        except PlannerInvalidError as err:
+            raise SimulationError(f"FM allocator: a planner refused job {job.id}: {err}") from err
+        booking = _Booking(at, at + duration, chunks, spans)
+        if running:
+            self._running[jobid] = booking
+            for g, m, gb in chunks:
+                self._free[g // per_rack].discard(g)
+                if gb:
+                    self._used[m] += gb
+        else:
+            self._reserved[jobid] = booking
+        self.durations[job.id] = (duration, f_cross)
+        pools: dict[int, int] = {}
+        for _, m, gb in chunks:
+            if gb:
+                pools[m] = pools.get(m, 0) + gb
+        vertex = self.layout.pool_vertex
+        held = tuple((vertex[m], "memory", gb) for m, gb in sorted(pools.items()))
+        return Allocation(at, tuple(sorted(g for g, _, _ in chunks)), len(chunks), held)

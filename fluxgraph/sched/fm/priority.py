@@ -1,0 +1,78 @@
+"""The priorities of FM spec §4.2 (Li et al. Table II, §III-E) as simulator keys.
+
+The paper writes priorities as "larger runs first"; the simulator runs the smallest key first,
+so each key is the paper's value negated. ``r`` is the trace runtime ``d`` (the scheduler
+never sees the remote-memory stretch), ``w = now - submit``, ``n`` the nodes, ``s`` the
+rebased submit time, ``mo = M / L`` when ``M > L`` else 1 (``L`` the local memory).
+
+Worked values of spec §4.2 (w=100, r=50, n=10, M=128, s=1000), as the paper's values:
+
+>>> from fluxgraph.workload import Job
+>>> job = Job(0, 1000, 50, 50, procs=10, memory=128, extra={"d": 50})
+>>> [round(-p(job, 1100), 3) for p in make_priorities(64).values()]
+[-1000, -50, 80.0, 2627.367, -2627.367, 2.0, 0.5, 1.0]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from fluxgraph.sched.priority import Priority
+from fluxgraph.workload import Job
+
+__all__ = ["FM_PRIORITIES", "make_priorities"]
+
+#: The names, in the order of :func:`make_priorities` (``f1_asc`` and ``fm_code`` are extras).
+FM_PRIORITIES = ("fcfs", "sjf", "wfp3", "f1", "f1_asc", "fair", "fm", "fm_code")
+
+
+def _r(job: Job) -> int:
+    return job.extra.get("d", job.runtime)
+
+
+def _f1_score(job: Job) -> float:
+    return math.log10(_r(job)) * job.procs + 870 * math.log10(job.submit + 1)
+
+
+def make_priorities(local_gb: int) -> dict[str, Priority]:
+    """Name -> ``f(job, now)`` for a machine with ``local_gb`` of local memory (§9 D25)."""
+
+    def mo(job: Job) -> float:
+        return job.memory / local_gb if job.memory > local_gb else 1.0
+
+    def fcfs(job: Job, now: int) -> float:
+        return job.submit
+
+    def sjf(job: Job, now: int) -> float:
+        return _r(job)
+
+    def wfp3(job: Job, now: int) -> float:
+        return -(((now - job.submit) / _r(job)) ** 3) * job.procs
+
+    def f1(job: Job, now: int) -> float:
+        return -_f1_score(job)  # Table II literally: the larger score first (§9 D3)
+
+    def f1_asc(job: Job, now: int) -> float:
+        return _f1_score(job)  # Carastan-Santos & de Camargo: the smaller score first
+
+    def fair(job: Job, now: int) -> float:
+        return -(now - job.submit) / _r(job)
+
+    def fm(job: Job, now: int) -> float:
+        return -(now - job.submit) / ((math.log10(job.procs) + 1) * _r(job) * mo(job))
+
+    def fm_code(job: Job, now: int) -> float:
+        return -((now - job.submit) / _r(job)) / mo(job)
+
+    table: dict[str, Callable[[Job, int], float]] = {
+        "fcfs": fcfs,
+        "sjf": sjf,
+        "wfp3": wfp3,
+        "f1": f1,
+        "f1_asc": f1_asc,
+        "fair": fair,
+        "fm": fm,
+        "fm_code": fm_code,
+    }
+    return table
