@@ -64,7 +64,7 @@ class _Booking:
 class FmAllocator:
     """Nodes and pool chunks of ``graph`` (an FM machine) booked per job; see the module doc.
 
-    ``durations`` (job id -> ``(d', f_cross)`` of the job's latest booking) is what
+    ``durations`` (job id -> ``(d', f_cross, chunks)`` of the job's latest booking) is what
     :class:`~fluxgraph.sched.fm.slowdown.FmRuntime` reads when the job starts.
     """
 
@@ -89,7 +89,7 @@ class FmAllocator:
         self._used = [0] * lay.pools  # GB held by running bookings
         self._running: dict[int, _Booking] = {}
         self._reserved: dict[int, _Booking] = {}
-        self.durations: dict[int, tuple[int, float]] = {}
+        self.durations: dict[int, tuple[int, float, list[Chunk]]] = {}
 
     # -- Allocator protocol ----------------------------------------------------------------
 
@@ -222,7 +222,7 @@ class FmAllocator:
                     self._used[m] += gb
         else:
             self._reserved[jobid] = booking
-        self.durations[job.id] = (duration, f_cross)
+        self.durations[job.id] = (duration, f_cross, chunks)
         pools: dict[int, int] = {}
         for _, m, gb in chunks:
             if gb:

@@ -28,11 +28,11 @@ __all__ = ["FmRun", "run_fm"]
 
 @dataclass
 class FmRun:
-    """A finished run: the simulator's records, each started job's ``(d', f_cross)``, the
+    """A finished run: the simulator's records, each started job's ``(d', f_cross, chunks)``, the
     warm-up switch time (``None`` for a reference run) and the configuration."""
 
     result: SimulationResult
-    stretched: dict[int, tuple[int, float]]
+    stretched: dict[int, tuple]
     t_switch: int | None
     machine: FmMachineSpec
     scope: str

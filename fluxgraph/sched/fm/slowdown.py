@@ -68,19 +68,19 @@ class SlowdownModel:
 class FmRuntime:
     """Runtime model: a job runs for the stretched runtime its booking was made for.
 
-    ``durations`` maps a job id to ``(d', f_cross)`` of its current booking (the allocator
-    fills it when it books, :class:`~fluxgraph.sched.fm.allocator.FmAllocator`); ``done``
-    keeps them per started job id for the metrics.
+    ``durations`` maps a job id to ``(d', f_cross, chunks)`` of its current booking (the
+    allocator fills it when it books, :class:`~fluxgraph.sched.fm.allocator.FmAllocator`);
+    ``done`` keeps them per started job id for the metrics.
     """
 
-    def __init__(self, durations: dict[int, tuple[int, float]]) -> None:
+    def __init__(self, durations: dict[int, tuple]) -> None:
         self.durations = durations
-        self.done: dict[int, tuple[int, float]] = {}
+        self.done: dict[int, tuple] = {}
 
     def start(self, run: RunningJob, now: int) -> int:
-        stretched, f_cross = self.durations[run.job.id]
-        self.done[run.job.id] = (stretched, f_cross)
-        return now + stretched
+        booking = self.durations[run.job.id]
+        self.done[run.job.id] = booking
+        return now + booking[0]
 
     def finish(self, run: RunningJob, now: int) -> None:
         return None
