@@ -98,6 +98,9 @@ class Placement:
     delayed_by: str = ""
     #: Chunks held (all phases).
     chunks: int = 0
+    #: The request's nodes and (node-local, Lustre) capacities.
+    request_nodes: int = 0
+    request_storage: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
 
 @dataclass(slots=True)
@@ -200,7 +203,7 @@ class RabbitPlacer:
         first: _PhaseFailed | None = None
         for t in times:
             try:
-                if t != times[-1]:  # (the last time is always tried: it decides satisfiability)
+                if not reserve or t != times[-1]:  # (the last time decides satisfiability)
                     self._may_fit(request, t)
                 phases = self._try_at(request, t, now)
             except _PhaseFailed as err:
@@ -239,18 +242,36 @@ class RabbitPlacer:
             msg = f"job {jobid} is unsatisfiable: {failure.message}"
             raise StorageRejected(msg, ENODEV, failure.phase, failure.reason)
 
-    def _may_fit(self, req: StorageRequest, t: int) -> None:
+    def may_start_before(self, jobid: int, now: int) -> bool:
+        """Whether placed job ``jobid`` might start earlier than its placement if placed again
+        at ``now`` (some earlier start time passes the node and chunk counts without it)."""
+        p = self.jobs[jobid]
+        req = StorageRequest(p.request_nodes, p.end - p.start, *p.request_storage)
+        for t in [now, *sorted(t for t in self._times if now < t < p.start)]:
+            try:
+                self._may_fit(req, t, ignore=jobid)
+            except _PhaseFailed:
+                continue
+            return True
+        return False
+
+    def _may_fit(self, req: StorageRequest, t: int, ignore: int | None = None) -> None:
         """Raise :class:`_PhaseFailed` unless enough nodes and chunks are not held by placements
         overlapping ``[t, t + walltime)``: a necessary condition that spares the matcher."""
         end = t + req.walltime
         need = req.nodes * math.ceil(self.per_node_gib(req) / self.chunk_gib)
         if self.lustre != "coral2":
             need += sum(math.ceil(c / self.chunk_gib) for c in req.lustre_gib)
-        free_nodes, free_chunks = self.total_nodes, self.total_chunks
-        for p in self.jobs.values():
-            if p.start < end and p.end > t:
-                free_nodes -= len(p.nodes)
-                free_chunks -= p.chunks
+        overlapping = [
+            p for p in self.jobs.values() if p.start < end and p.end > t and p.jobid != ignore
+        ]
+        held_nodes = held_chunks = 0  # the most held at once: at t or where a placement starts
+        for point in {t, *(p.start for p in overlapping if p.start > t)}:
+            active = [p for p in overlapping if p.start <= point < p.end]
+            held_nodes = max(held_nodes, sum(len(p.nodes) for p in active))
+            held_chunks = max(held_chunks, sum(p.chunks for p in active))
+        free_nodes = self.total_nodes - held_nodes
+        free_chunks = self.total_chunks - held_chunks
         window = f"during [{t}, {end})"
         if req.nodes > free_nodes:
             message = f"nodes: {free_nodes} nodes free {window}; the job asks {req.nodes}"
@@ -322,6 +343,10 @@ class RabbitPlacer:
 
     def _phase_compute(self, req: StorageRequest, t: int, now: int) -> Phase:
         g, f = self.per_node_gib(req), len(req.node_local_gib)
+        if g:  # the §4.4 arithmetic decides phase 1 exactly (tests/rabbit checks it): no walk
+            reason, message, serve = self._explain_compute(req, g, f, t)
+            if serve < req.nodes:
+                raise _PhaseFailed("compute", reason, message)
         ph = self._commit("compute", 0, ("compute", req.nodes, g, f), t, now, req.walltime)
         if ph is None:
             reason, message, _ = self._explain_compute(req, g, f, t)
@@ -447,6 +472,7 @@ class RabbitPlacer:
             else:
                 p.mgts.extend(ids[self._chassis(v)] for v in ph.vertices if types[v] == "mgt_ip")
         p.chunks = sum(1 for ph in phases for v in ph.vertices if types[v] == "ssd")
+        p.request_nodes, p.request_storage = req.nodes, (req.node_local_gib, req.lustre_gib)
         self.jobs[jobid] = p
         self._times.update((p.start, p.end))
         return p

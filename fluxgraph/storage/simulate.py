@@ -1,7 +1,8 @@
 """A trace-driven EASY-backfilling run of storage jobs through a :class:`RabbitPlacer`.
 
 FCFS queue; at every submission or job end, the first queued job that cannot start now gets
-the one reservation (its earliest start, phases and all; re-planned whenever a job ends), later
+the one reservation (its earliest start, phases and all; re-planned when a job ends unless
+no earlier time has the nodes and chunks it needs), later
 jobs start now only where they fit beside it. Jobs that did not fit are tried again only after
 a job ends (a submission frees nothing). A job no start time can satisfy is rejected at
 submission with its reason (rabbit spec §4.4 step 3); storage set-up costs nothing (§5).
@@ -75,7 +76,9 @@ def simulate(placer: RabbitPlacer, jobs: list[StorageJob]) -> list[Outcome]:
                 out[job.id] = Outcome(job.id, job.submit, -1, -1, job, reason=err.reason)
                 continue
             queue.append(job)
-        if head is not None and (freed or placer.jobs[head].start <= now):
+        if head is not None and (
+            placer.jobs[head].start <= now or (freed and placer.may_start_before(head, now))
+        ):
             placer.release(head)
             head = None
         waiting = []
