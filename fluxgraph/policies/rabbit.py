@@ -69,12 +69,15 @@ class RabbitStorage:
         return f"RabbitStorage(compute={self.compute!r})"
 
     def dom_discover_vtx(self, graph, u: int) -> int:
+        """As ``low``."""
         return self._below.dom_discover_vtx(graph, u)
 
     def dom_finish_vtx(self, graph, dom: str, u: int, requests: Any, dfu: ScoringObject) -> int:
+        """As ``low``: lowest ids first, score ``id + 2``."""
         return self._below.dom_finish_vtx(graph, dom, u, requests, dfu)
 
     def dom_finish_slot(self, graph, dom: str, dfu: ScoringObject) -> int:
+        """As ``low``: slot members lowest ids first."""
         return self._below.dom_finish_slot(graph, dom, dfu)
 
     def dom_finish_graph(self, graph, dom: str, requests: Any, dfu: ScoringObject) -> int:
