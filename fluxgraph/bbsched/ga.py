@@ -100,6 +100,24 @@ def _greedy_fills(window: Window, rng: random.Random, pop: list[int], size: int)
             pop.append(mask)
 
 
+def _front_flags(vectors: list[tuple[int, ...]]) -> list[bool]:
+    """Which vectors no other dominates (a sweep for two objectives, numpy pairwise else)."""
+    if len(vectors[0]) != 2:
+        return nondominated(np.array(vectors)).tolist()
+    order = sorted(range(len(vectors)), key=lambda i: (-vectors[i][0], -vectors[i][1]))
+    flags = [False] * len(vectors)
+    best_above = None  # the largest f2 among vectors with a larger f1
+    group_f1, group_best = None, None
+    for i in order:
+        f1, f2 = vectors[i]
+        if f1 != group_f1:
+            if group_best is not None and (best_above is None or group_best > best_above):
+                best_above = group_best
+            group_f1, group_best = f1, f2
+        flags[i] = f2 == group_best and (best_above is None or f2 > best_above)
+    return flags
+
+
 def _initial(window: Window, rng: random.Random, size: int) -> list[int]:
     k = window.size
     genes = range(k) if k <= size else rng.sample(range(k), size)
@@ -147,13 +165,14 @@ def ga_front(
     ages = [0] * len(pop)
     ok, vec = cache.ok, cache.vec
     full = (1 << k) - 1
+    draw = rng.random
     for _ in range(gens):
-        order = list(range(len(pop)))
-        rng.shuffle(order)
+        keys = [draw() for _ in pop]  # a random order (one draw per member)
+        order = sorted(range(len(pop)), key=keys.__getitem__)
         children: list[int] = []
         for j in range(0, len(order) - 1, 2):
             p1, p2 = pop[order[j]], pop[order[j + 1]]
-            cut = k // 2 if cqsim else rng.randint(1, k - 1)
+            cut = k // 2 if cqsim else 1 + int(draw() * (k - 1))
             low = (1 << (k - cut)) - 1  # genes cut..k-1
             high = full ^ low
             children += [(p1 & high) | (p2 & low), (p2 & high) | (p1 & low)]
@@ -174,7 +193,7 @@ def ga_front(
                 kept.append(c)
         pool = pop + kept
         pool_ages = ages + [0] * len(kept)
-        front = nondominated(np.array([vec[m] for m in pool]))
+        front = _front_flags([vec[m] for m in pool])
         set1 = [i for i in range(len(pool)) if front[i]]
         if len(set1) >= size:
             if cqsim:
@@ -189,5 +208,5 @@ def ga_front(
             chosen = set1 + rest[: size - len(set1)]
         pop = [pool[i] for i in chosen]
         ages = [pool_ages[i] + 1 for i in chosen]
-    front = nondominated(np.array([vec[m] for m in pop]))
-    return [(m, vec[m]) for m, keep in zip(pop, front.tolist(), strict=True) if keep]
+    front = _front_flags([vec[m] for m in pop])
+    return [(m, vec[m]) for m, keep in zip(pop, front, strict=True) if keep]

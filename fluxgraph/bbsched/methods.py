@@ -31,7 +31,7 @@ from types import MappingProxyType
 
 from fluxgraph.bbsched.decision import decide
 from fluxgraph.bbsched.ga import GAParams, ga_front
-from fluxgraph.bbsched.knapsack import best_mask
+from fluxgraph.bbsched.knapsack import best_linear, best_mask
 from fluxgraph.bbsched.machine import SSD_LARGE, SSD_SMALL
 from fluxgraph.bbsched.moo import Member, Window
 from fluxgraph.bbsched.oracle import exact_front
@@ -84,7 +84,7 @@ class Weighted(Method):
         n, b = window.nodes.tolist(), window.bb.tolist()
         N, B = window.total_nodes, max(1, window.total_bb)
         if window.ssd is None:
-            return best_mask(window, [self.a * n[i] * B + self.c * b[i] * N for i in range(len(n))])
+            return best_linear(window, self.a * B, self.c * N)
         S = window.ssd_total
         values = []
         for i, s in enumerate(window.ssd.tolist()):
@@ -102,14 +102,12 @@ class Constrained(Method):
 
     def select(self, window: Window) -> int:
         if self.objective == "nodes":
-            values = window.nodes
-        elif self.objective == "bb":
-            values = window.bb
-        elif window.ssd is not None:
-            values = window.ssd * window.nodes
-        else:
+            return best_linear(window, 1, 0)
+        if self.objective == "bb":
+            return best_linear(window, 0, 1)
+        if window.ssd is None:
             raise SimulationError("Constrained_SSD needs a machine with local SSDs")
-        return best_mask(window, values.tolist())
+        return best_mask(window, (window.ssd * window.nodes).tolist())
 
 
 class BinPacking(Method):

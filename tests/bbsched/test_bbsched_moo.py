@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from fluxgraph.bbsched.decision import decide
 from fluxgraph.bbsched.ga import ga_front
+from fluxgraph.bbsched.knapsack import best_linear
 from fluxgraph.bbsched.methods import METHODS, make_method
 from fluxgraph.bbsched.moo import Window
 from fluxgraph.bbsched.oracle import exact_front, generational_distance
+from fluxgraph.bbsched.probes import random_window
 
 TABLE1 = [(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)]
 N, B = 100, 188_513
@@ -169,6 +171,15 @@ def test_exact_methods_equal_brute_force(seed, k):
     }
     for name, value in objectives.items():
         assert make_method(name).select(w) == _brute_best(w, value), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 11))
+def test_linear_programme_equals_brute_force_on_chunked_windows(seed, k):
+    w = random_window(random.Random(seed), k, chunk=1000)
+    for alpha, beta in ((1, 0), (0, 1), (4 * w.total_bb, N), (w.total_bb, 4 * N), (3, 0)):
+        value = lambda m, v, a=alpha, b=beta: a * v[0] + b * v[1]  # noqa: E731
+        assert best_linear(w, alpha, beta) == _brute_best(w, value), (alpha, beta)
 
 
 @settings(max_examples=30, deadline=None)
