@@ -9,8 +9,10 @@ a planner refuses any span it cannot hold, so nothing is ever over-allocated.
 
 To choose quickly the allocator keeps an index of those spans: which nodes are held by running
 bookings (all started at or before ``now``) and how many GB of each pool they hold, plus the
-few future reservations. A job fits at ``T >= now`` if the rule finds nodes and chunks free of
-running bookings that end after ``T`` and of reservations overlapping ``[T, T + walltime)``.
+few future reservations. A job fits at ``T >= now`` if the rule finds nodes free of running
+bookings that end after ``T`` and of reservations overlapping ``[T, T + walltime)``, and pool
+capacity left at the window's peak (running bookings only give memory back, so the peak is at
+``T`` or where a reservation starts).
 The earliest start of a job (spec §4.3 step 2) is the first of ``now`` and the distinct ends
 of running bookings where it fits. The booked length is the exact stretched runtime ``d'`` of
 the placement found (spec §5).
@@ -177,23 +179,36 @@ class FmAllocator:
         if k > 0 and chunk_capacity([lay.pool_capacity - u for u in used], k) < n:
             return None
         busy: set[int] = set()
-        held = [0] * lay.pools if self._reserved else None
-        for res in self._reserved.values():
-            if res.at < at + job.walltime and at < res.end:
-                for g, m, gb in res.chunks:
-                    busy.add(g)
-                    if gb:
-                        held[m] += gb  # type: ignore[index]
+        peak = used
+        active = [r for r in self._reserved.values() if r.at < at + job.walltime and at < r.end]
+        if active:
+            for res in active:
+                busy.update(g for g, _, _ in res.chunks)
+            peak = list(used)
+            for t in sorted({at} | {r.at for r in active if r.at > at}):
+                usage = self._usage_at(t, at, used, active)
+                peak = [max(a, b) for a, b in zip(peak, usage, strict=True)]
         per = lay.pools_per_rack
         caps = [
-            [
-                lay.pool_capacity - used[m] - (held[m] if held else 0)
-                for m in range(r * per, (r + 1) * per)
-            ]
+            [lay.pool_capacity - peak[m] for m in range(r * per, (r + 1) * per)]
             for r in range(lay.racks)
         ]
         nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
         return self.rule(nodes, caps, n, k)
+
+    def _usage_at(self, t: int, at: int, used: list[int], active: list[_Booking]) -> list[int]:
+        """Pool GB in use at ``t >= at`` given ``used`` at ``at``: running bookings only end
+        (those ending in ``(at, t]`` give theirs back), active reservations add theirs."""
+        usage = list(used)
+        for booking in self._running.values():
+            if at < booking.end <= t:
+                for _, m, gb in booking.chunks:
+                    usage[m] -= gb
+        for res in active:
+            if res.at <= t < res.end:
+                for _, m, gb in res.chunks:
+                    usage[m] += gb
+        return usage
 
     def _book(
         self, job: Job, jobid: int, at: int, chunks: list[Chunk], running: bool

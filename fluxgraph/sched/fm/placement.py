@@ -38,7 +38,7 @@ def chunk_capacity(caps: list[int], k: int) -> int:
     >>> chunk_capacity([1024, 1024, 100], 441)
     4
     """
-    return sum(c // k for c in caps) if k > 0 else 0
+    return sum(c // k for c in caps if c > 0) if k > 0 else 0
 
 
 def _nodes_only(free: list[list[int]], n: int) -> list[int] | None:

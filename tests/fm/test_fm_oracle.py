@@ -1,0 +1,101 @@
+"""The FM simulation (allocator, planners, pass, shared simulator) against brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+from fm_oracle import simulate
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fluxgraph.sched.fm.machine import FmMachineSpec
+from fluxgraph.sched.fm.placement import rack_balance, system_local_first
+from fluxgraph.sched.fm.priority import FM_PRIORITIES
+from fluxgraph.sched.fm.run import run_fm
+from fluxgraph.sched.fm.slowdown import SlowdownModel
+from fluxgraph.sched.fm.workload import TraceRow, fm_jobs, map_trace
+
+_ROW = st.tuples(
+    st.integers(0, 30),  # submit
+    st.integers(1, 4),  # nodes
+    st.integers(1, 15),  # duration
+    st.sampled_from((30, 64, 100, 300, 400, 600, 1000, 1088)),  # GB per node
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(_ROW, min_size=1, max_size=9),
+    priority=st.sampled_from(FM_PRIORITIES),
+    pools=st.integers(1, 2),
+    warmup=st.integers(0, 4),
+    seed=st.integers(1, 3),
+)
+def test_simulation_matches_brute_force(rows, priority, pools, warmup, seed):
+    jobs = map_trace([TraceRow(i, s, n, d, m) for i, (s, n, d, m) in enumerate(rows)], seed=seed)
+    run = run_fm(jobs, FmMachineSpec(2, 3, pool_tb=pools), "rack", priority, warmup=warmup)
+    got = {r.job.id: (r.start, r.end) for r in run.result.jobs if not r.rejected}
+    rejected = {r.job.id for r in run.result.jobs if r.rejected}
+    sized = fm_jobs(jobs, 64, SlowdownModel("paper"), "rack")
+    want, want_rejected = simulate(sized, 2, 3, pools, 64, priority, warmup)
+    assert rejected == want_rejected
+    assert got == want
+
+
+def _valid(free, caps, n, k, placed, same_rack):
+    per_pool = len(caps[0])
+    nodes = [g for g, _, _ in placed]
+    assert len(set(nodes)) == n and all(any(g in f for f in free) for g in nodes)
+    left = [c for rack in caps for c in rack]
+    for g, m, gb in placed:
+        assert gb == k
+        if k:
+            left[m] -= k
+            rack_of_g = next(r for r, f in enumerate(free) if g in f)
+            if same_rack:
+                assert m // per_pool == rack_of_g
+    assert min(left) >= 0
+
+
+def _exists(free, caps, n, k):
+    """Exhaustive: can n free nodes each get a k GB chunk from a pool of their own rack?"""
+    if k == 0:
+        return sum(map(len, free)) >= n
+    slots = [min(len(f), sum(c // k for c in cs)) for f, cs in zip(free, caps, strict=True)]
+    for take in itertools.product(*(range(len(f) + 1) for f in free)):
+        if sum(take) != n:
+            continue
+        # a rack can host t chunks iff its pools can: try every split of t over its pools
+        ok = True
+        for t, cs in zip(take, caps, strict=True):
+            if not any(
+                sum(split) == t and all(s * k <= c for s, c in zip(split, cs, strict=True))
+                for split in itertools.product(range(t + 1), repeat=len(cs))
+            ):
+                ok = False
+                break
+        if ok:
+            assert sum(slots) >= n
+            return True
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    busy=st.lists(st.booleans(), min_size=6, max_size=6),
+    caps=st.lists(st.integers(0, 1024), min_size=4, max_size=4),
+    n=st.integers(1, 6),
+    k=st.sampled_from((0, 1, 100, 336, 441, 512, 1024)),
+)
+def test_rack_balance_against_exhaustive_search(busy, caps, n, k):
+    free = [[g for g in range(r * 3, r * 3 + 3) if not busy[g]] for r in range(2)]
+    pools = [caps[:2], caps[2:]]
+    placed = rack_balance(free, pools, n, k)
+    assert (placed is not None) == _exists(free, pools, n, k)
+    if placed is not None:
+        _valid(free, pools, n, k, placed, same_rack=True)
+    system = system_local_first(free, pools, n, k)
+    if placed is not None:
+        assert system == placed
+    elif system is not None:
+        _valid(free, pools, n, k, system, same_rack=False)
