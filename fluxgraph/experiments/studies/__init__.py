@@ -42,6 +42,7 @@ __all__ = [
 
 #: Study name -> its module.
 STUDIES = {
+    "bbsched": "fluxgraph.experiments.studies.bbsched",
     "ioaware": "fluxgraph.experiments.studies.ioaware",
     "lod": "fluxgraph.experiments.studies.lod",
     "planner": "fluxgraph.experiments.studies.planner",

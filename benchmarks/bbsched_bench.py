@@ -1,0 +1,84 @@
+"""BBSched speed (issue 13): Baseline on KTH with zero BB, and BBSched's decision time at w=20.
+
+The anchor: the authors' CQSim BBSched branch replays KTH-SP2 with a zero BB column in 57 s and
+1 GB RSS on this machine class (issue 13). This script replays the same trace (``--limit`` jobs,
+default all; ``--slice`` = the 120-day Cori-analogue slice of spec §3.2) with the Baseline
+method (FCFS + EASY through the window pass, every start and reservation a matcher call on the
+``bbsched-kth`` graph) and reports CPU seconds (the machine is shared), wall seconds and peak
+RSS; then the median ``select`` time of BBSched at w = 20 (G = 500, P = 20) on seeded windows,
+and in a simulated run when ``--run-jobs`` > 0.
+
+    python3 benchmarks/bbsched_bench.py --traces ../shared/traces [--limit N] [--slice]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from _harness import machine_info, write_json
+
+from fluxgraph.bbsched.probes import decision_times
+from fluxgraph.bbsched.run import RunOptions, simulate_method
+from fluxgraph.bbsched.workloads import trace_slice
+from fluxgraph.bbsched.workloads import workload as bb_workload
+from fluxgraph.workload import load_workload
+
+CQSIM_SECONDS = 57.0
+CQSIM_RSS_MB = 1024.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--traces", default="../shared/traces")
+    ap.add_argument("--limit", type=int, default=0, help="first N jobs (0 = all)")
+    ap.add_argument("--slice", action="store_true", help="the 120-day slice of spec §3.2")
+    ap.add_argument("--run-jobs", type=int, default=0, help="BBSched run on lublin S4 prefix")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    traces = Path(args.traces)
+    if args.slice:
+        jobs = trace_slice("kth", traces, args.limit or None)
+    else:
+        raw = load_workload(traces / "KTH-SP2-1996-2.1-cln.swf", limit=args.limit or None)
+        jobs = [dataclasses.replace(j, nodes=j.procs) for j in raw]
+    c0, t0 = time.process_time(), time.perf_counter()
+    result, _ = simulate_method(jobs, "bbsched-kth", "Baseline", RunOptions())
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    done = sum(r.completed for r in result.jobs)
+    print(
+        f"Baseline on KTH ({len(jobs)} jobs, zero BB): CPU {cpu:.1f} s, wall {wall:.1f} s, "
+        f"peak RSS {rss:.0f} MB, {done} completed; CQSim anchor {CQSIM_SECONDS} s, "
+        f"{CQSIM_RSS_MB:.0f} MB: {CQSIM_SECONDS / cpu:.2f}x"
+    )
+    decision = decision_times("BBSched", 20, windows=100)
+    print(
+        f"BBSched select at w=20 (G=500, P=20), 100 seeded windows: median "
+        f"{decision['median_ms']:.1f} ms, p99 {decision['p99_ms']:.1f} ms"
+    )
+    out = {
+        "machine": machine_info(Path(__file__).resolve().parents[1]),
+        "baseline": {"jobs": len(jobs), "cpu_s": cpu, "wall_s": wall, "rss_mb": rss},
+        "decision_w20": decision,
+    }
+    if args.run_jobs:
+        jobs = list(bb_workload("lublin", "S4", traces, args.run_jobs).jobs)
+        options = RunOptions(base="wfp")
+        _, scheduler = simulate_method(jobs, "bbsched-lublin", "BBSched", options)
+        times = [t * 1000 for t in scheduler.decision_times]
+        med = statistics.median(times) if times else float("nan")
+        print(f"BBSched, lublin-S4 ({len(jobs)} jobs): {len(times)} decisions, median {med:.0f} ms")
+        out["decision_in_run"] = {"jobs": len(jobs), "decisions": len(times), "median_ms": med}
+    if args.json:
+        write_json(args.json, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
