@@ -12,9 +12,10 @@ start time ``t`` and released together:
 
 The :class:`~fluxgraph.policies.rabbit.RabbitStorage` policy orders the chassis (``compute``:
 ``pack`` or ``spread``; ``lustre``: ``own-first``, ``any``, or ``coral2``, which folds each Lustre
-file system into the per-node ``ssd`` of phase 1 and has no phases 2-3). Start times tried: now,
-then every later start or end of a placed job; the first where every phase succeeds wins. A job
-no start time satisfies is unsatisfiable. Every rejection names its reason (:data:`REASONS`).
+file system of a job with nodes into the per-node ``ssd`` of phase 1 instead of phases 2-3).
+Start times tried: now, then every later start or end of a placed job; the first where every
+phase succeeds wins. A job no start time satisfies is unsatisfiable. Every rejection names its
+reason (:data:`REASONS`).
 
 >>> from fluxgraph.storage.elcap import ELCAP_TINY, elcap
 >>> from dataclasses import astuple
@@ -227,7 +228,7 @@ class RabbitPlacer:
         """
         shape = (request.nodes, request.node_local_gib, request.lustre_gib)
         failure = self._unsatisfiable.get(shape, False)
-        if failure is False and (self.lustre == "coral2" or not request.lustre_gib):
+        if failure is False and not self.lustre_phases(request):
             failure = self._compute_failure(request, now)  # phase 1 alone: the arithmetic
             self._unsatisfiable[shape] = failure
         if failure is False:
@@ -260,7 +261,7 @@ class RabbitPlacer:
         overlapping ``[t, t + walltime)``: a necessary condition that spares the matcher."""
         end = t + req.walltime
         need = req.nodes * math.ceil(self.per_node_gib(req) / self.chunk_gib)
-        if self.lustre != "coral2":
+        if self.lustre_phases(req):
             need += sum(math.ceil(c / self.chunk_gib) for c in req.lustre_gib)
         overlapping = [
             p for p in self.jobs.values() if p.start < end and p.end > t and p.jobid != ignore
@@ -313,7 +314,7 @@ class RabbitPlacer:
                 committed.append(ph)
                 types = self.graph.types
                 nodes_in.update(self.chassis_of[v] for v in ph.vertices if types[v] == "node")
-            if self.lustre != "coral2":
+            if self.lustre_phases(req):
                 for i, gib in enumerate(req.lustre_gib):
                     ost = self._phase_ost(req, i, gib, nodes_in, t, now)
                     committed.append(ost)
@@ -333,6 +334,11 @@ class RabbitPlacer:
         except MatchError:
             return None
         return Phase(kind, fs, r.job_id, tuple(sorted(v.vid for v in r.resources)))
+
+    def lustre_phases(self, req: StorageRequest) -> bool:
+        """Whether ``req`` gets OST and MGT phases (always, except Lustre folded into the nodes'
+        chunks in ``coral2`` mode; a storage-only job has no nodes to fold it into)."""
+        return bool(req.lustre_gib) and (self.lustre != "coral2" or not req.nodes)
 
     def per_node_gib(self, req: StorageRequest) -> int:
         """``g``: node-local GiB per node (plus each Lustre share in ``coral2`` mode)."""

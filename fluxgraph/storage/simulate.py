@@ -140,7 +140,7 @@ def storage_metrics(
         chunks = sum(1 for ph in p.phases for v in ph.vertices if g.types[v] == "ssd")
         allocated += chunks * chunk * span
         per_node = placer.per_node_gib(req)
-        lustre = 0 if placer.lustre == "coral2" else sum(req.lustre_gib)
+        lustre = sum(req.lustre_gib) if placer.lustre_phases(req) else 0
         requested += (per_node * req.nodes + lustre) * span
         if p.node_local and req.node_local_gib:
             chassis_per_local.append(len(p.node_local))

@@ -94,7 +94,7 @@ def test_nothing_is_held_twice_and_shapes_are_exact(stream, mode):
 def _check_shape(pl: RabbitPlacer, request: StorageRequest, p) -> None:
     g, s = pl.graph, pl.chunk_gib
     kinds = Counter(ph.kind for ph in p.phases)
-    lustre_phases = 0 if pl.lustre == "coral2" else len(request.lustre_gib)
+    lustre_phases = len(request.lustre_gib) if pl.lustre_phases(request) else 0
     assert (
         kinds
         == Counter(

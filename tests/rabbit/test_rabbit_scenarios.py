@@ -174,3 +174,9 @@ def _namespaces(pl: RabbitPlacer, p) -> dict[int, int]:
                 ch = g.ids[pl.chassis_of[v]]
                 out[ch] = out.get(ch, 0) + 1
     return out
+
+
+def test_coral2_mode_places_storage_only_lustre_as_own_first_does():
+    """No nodes to fold a persistent file system into: it gets its OST and MGT phases."""
+    p = placer(lustre="coral2").place(1, job(0, persistent(300)), now=0)
+    assert (p.nodes, p.osts, p.mgts) == ((), [{0: 2, 1: 2}], [0])
