@@ -377,9 +377,12 @@ class Selector:
             rtype = r.type
             if rtype != utype and rtype != "slot":
                 continue
-            if rtype != "slot" and (x_in or r.exclusive is True):
-                if self.by_excl(meta, u, x_in, r) < 0:
-                    return -1
+            if (
+                rtype != "slot"
+                and (x_in or r.exclusive is True)
+                and self.by_excl(meta, u, x_in, r) < 0
+            ):
+                return -1
             if r.user_data and self.by_subplan(meta, s, u, r) < 0:
                 return -1
         return 0
