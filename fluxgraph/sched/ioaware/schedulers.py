@@ -86,6 +86,18 @@ class DefaultBackfill:
     estimator, filesystem : the history-based estimates and the file-system model (S0 reads
         neither: the prototype's default forces every estimate and ``R_now`` to 0).
     r_limit : ``R_limit`` GiB/s (S1/S2).
+
+    Examples
+    --------
+    >>> from fluxgraph.sched.ioaware.fluid import FluidFileSystem
+    >>> from fluxgraph.sched.ioaware.machine import build_pfs_machine
+    >>> from fluxgraph.sched.simulator import Simulator
+    >>> from fluxgraph.workload import Job
+    >>> naps = [Job(k, 0, 5, 10, 1, 1, extra={"kind": "sleep", "compute_s": 5}) for k in range(3)]
+    >>> sim = Simulator(build_pfs_machine(2), naps, runtime=FluidFileSystem(),
+    ...                 scheduler=DefaultBackfill(2))
+    >>> [(r.start, r.end) for r in sim.run().jobs]
+    [(0, 5), (0, 5), (5, 10)]
     """
 
     nodes: int
