@@ -57,7 +57,8 @@ GroupKey = tuple[str, int, int]
 
 
 def _group(job: Job) -> GroupKey:
-    return (str(job.extra.get("kind", "")), max(job.nodes, 1), job.walltime)
+    # nodes as the ``node`` job shape counts them on a one-core-per-node machine
+    return (str(job.extra.get("kind", "")), job.nodes or job.procs, job.walltime)
 
 
 @dataclass
