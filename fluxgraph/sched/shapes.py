@@ -18,7 +18,10 @@ slot is exclusive, so with the matcher's semantics it takes *whole* memory verti
 selected vertex's full size): jobs share a node's memory only where the machine splits it into
 several vertices;
 ``job.extra`` amounts named in ``pools`` (``bb``, ``ssd``, ``pfs_bw``...) become top-level
-requests of that type, each ``ceil(amount)`` units.
+requests of that type, each ``ceil(amount)`` units. With the matcher's (Fluxion's) semantics a
+request outside the slot is *shared*: it needs a pool at least that large but books nothing, so
+jobs never queue for it. To make jobs consume a pool, split it into chunk vertices and request
+chunks inside an exclusive slot, as the BBSched shapes do (``fluxgraph/bbsched``).
 """
 
 from __future__ import annotations
