@@ -55,6 +55,27 @@ _RULE: dict[str, Callable[..., list[Chunk] | None]] = {
 }
 
 
+class _Snapshot:
+    """Free nodes per rack and free GB per pool over one window, with fit counts per ``k``."""
+
+    __slots__ = ("caps", "fit_counts", "free", "nodes")
+
+    def __init__(self, nodes: list[list[int]], caps: list[list[int]]) -> None:
+        self.nodes = nodes
+        self.caps = caps
+        self.free = sum(map(len, nodes))
+        self.fit_counts: dict[int, int] = {}
+
+    def fit_count(self, k: int, system: bool) -> int:
+        """Nodes that can get a ``k`` GB chunk: from their own rack (exact for
+        ``rack_balance``) or, in system scope, from any rack (an upper bound)."""
+        if system:
+            return min(self.free, sum(chunk_capacity(c, k) for c in self.caps))
+        return sum(
+            min(len(f), chunk_capacity(c, k)) for f, c in zip(self.nodes, self.caps, strict=True)
+        )
+
+
 @dataclass(slots=True)
 class _Booking:
     at: int
@@ -92,6 +113,10 @@ class FmAllocator:
         self._running: dict[int, _Booking] = {}
         self._reserved: dict[int, _Booking] = {}
         self.durations: dict[int, tuple[int, float, list[Chunk]]] = {}
+        self._version = 0  # bumped whenever a booking is made or released
+        self._snap: _Snapshot | None = None
+        self._snap_key: tuple = ()
+        self._remote: dict[int, int] = {}
 
     # -- Allocator protocol ----------------------------------------------------------------
 
@@ -122,6 +147,7 @@ class FmAllocator:
             return None
         free = [set(f) for f in self._free]
         used = list(self._used)
+        count = sum(map(len, free))
         ending = sorted(self._running.values(), key=lambda b: b.end)
         i = 0
         while i < len(ending):
@@ -131,8 +157,9 @@ class FmAllocator:
                     free[g // self.layout.nodes_per_rack].add(g)
                     if gb:
                         used[m] -= gb
+                count += len(ending[i].chunks)
                 i += 1
-            if at <= now:
+            if at <= now or count < job.procs or not self._may_fit(job, free, used):
                 continue
             placed = self._place(job, at, free, used)
             if placed is not None:
@@ -140,6 +167,7 @@ class FmAllocator:
         return None
 
     def release(self, jobid: int) -> None:
+        self._version += 1
         booking = self._running.pop(jobid, None)
         if booking is not None:
             per_rack = self.layout.nodes_per_rack
@@ -161,7 +189,10 @@ class FmAllocator:
 
     def remote_gb(self, job: Job) -> int:
         """``k = max(0, M - L)`` GB per node (spec §3.2 step 5)."""
-        return max(0, int(job.memory) - self.layout.local_gb)
+        k = self._remote.get(job.id)
+        if k is None:
+            k = self._remote[job.id] = max(0, int(job.memory) - self.layout.local_gb)
+        return k
 
     def stretched(self, job: Job, f_cross: float) -> int:
         """``d'`` of ``job`` for a cross-rack share ``f_cross`` (spec §5); a job without the
@@ -172,15 +203,42 @@ class FmAllocator:
     def _place(
         self, job: Job, at: int, free: list[set[int]], used: list[int]
     ) -> list[Chunk] | None:
-        lay = self.layout
         n, k = job.procs, self.remote_gb(job)
-        if sum(len(f) for f in free) < n:
+        snap = self._snapshot(at, job.walltime, free, used)
+        if snap.free < n:
             return None
-        if k > 0 and chunk_capacity([lay.pool_capacity - u for u in used], k) < n:
-            return None
+        if k > 0:
+            count = snap.fit_counts.get(k)
+            if count is None:
+                count = snap.fit_counts[k] = snap.fit_count(k, self.scope == "system")
+            if count < n:
+                return None
+        return self.rule(snap.nodes, snap.caps, n, k)
+
+    def _may_fit(self, job: Job, free: list[set[int]], used: list[int]) -> bool:
+        """A cheap necessary condition for :meth:`_place` (exact for ``rack_balance`` when no
+        reservation overlaps): enough nodes that can get a chunk from their own rack."""
+        k = self.remote_gb(job)
+        if k <= 0:
+            return True
+        cap, per = self.layout.pool_capacity, self.layout.pools_per_rack
+        if self.scope == "system":
+            return sum((cap - u) // k for u in used if u < cap) >= job.procs
+        count = 0
+        for r, f in enumerate(free):
+            chunks = sum((cap - u) // k for u in used[r * per : (r + 1) * per] if u < cap)
+            count += min(len(f), chunks)
+        return count >= job.procs
+
+    def _snapshot(self, at: int, walltime: int, free: list[set[int]], used: list[int]) -> _Snapshot:
+        """Free nodes and pool GB over ``[at, at + walltime)`` (cached while nothing changes)."""
+        active = [r for r in self._reserved.values() if r.at < at + walltime and at < r.end]
+        current = free is self._free
+        key = (self._version, at, tuple(id(r) for r in active))
+        if current and self._snap is not None and self._snap_key == key:
+            return self._snap
         busy: set[int] = set()
         peak = used
-        active = [r for r in self._reserved.values() if r.at < at + job.walltime and at < r.end]
         if active:
             for res in active:
                 busy.update(g for g, _, _ in res.chunks)
@@ -188,13 +246,17 @@ class FmAllocator:
             for t in sorted({at} | {r.at for r in active if r.at > at}):
                 usage = self._usage_at(t, at, used, active)
                 peak = [max(a, b) for a, b in zip(peak, usage, strict=True)]
+        lay = self.layout
         per = lay.pools_per_rack
         caps = [
             [lay.pool_capacity - peak[m] for m in range(r * per, (r + 1) * per)]
             for r in range(lay.racks)
         ]
         nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
-        return self.rule(nodes, caps, n, k)
+        snap = _Snapshot(nodes, caps)
+        if current:
+            self._snap, self._snap_key = snap, key
+        return snap
 
     def _usage_at(self, t: int, at: int, used: list[int], active: list[_Booking]) -> list[int]:
         """Pool GB in use at ``t >= at`` given ``used`` at ``at``: running bookings only end
@@ -229,6 +291,7 @@ class FmAllocator:
         except PlannerInvalidError as err:
             raise SimulationError(f"FM allocator: a planner refused job {job.id}: {err}") from err
         booking = _Booking(at, at + duration, chunks, spans)
+        self._version += 1
         if running:
             self._running[jobid] = booking
             for g, m, gb in chunks:

@@ -81,10 +81,10 @@ class FmPass:
                 at = view.reserve(key)
                 blocked = at is not None and at > now
                 continue
-            shape = (job.procs, remote(job), job.walltime)
-            if self.skip_rule and any(
-                n <= shape[0] and k <= shape[1] and w <= shape[2] for n, k, w in failed
-            ):
+            n, k, w = job.procs, remote(job), job.walltime
+            if self.skip_rule and any(a <= n and b <= k and c <= w for a, b, c in failed):
                 continue
-            if not view.start(key):
-                failed.append(shape)
+            if not view.start(key) and self.skip_rule:
+                # keep only the minimal failed shapes: a dominated one skips nothing more
+                failed = [f for f in failed if not (n <= f[0] and k <= f[1] and w <= f[2])]
+                failed.append((n, k, w))
