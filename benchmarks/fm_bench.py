@@ -1,0 +1,68 @@
+"""FM runs for the report (FM spec §7-§8): a grid of pools x priorities, CPU time per run.
+
+    python3 benchmarks/fm_bench.py s1      # S1 grid: first 1,000 jobs, warm-up 200, P machine
+    python3 benchmarks/fm_bench.py peer    # first 3,000 jobs, no warm-up, slowdown none
+
+Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
+``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
+the mean bounded slowdown over all completed jobs, as the peer measurement reports.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from fluxgraph.sched.fm.machine import perlmutter_like
+from fluxgraph.sched.fm.metrics import TAU, fm_metrics, run_fairness
+from fluxgraph.sched.fm.run import run_fm
+from fluxgraph.sched.fm.workload import map_trace, read_trace
+
+TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "perlmutter-fm-jobs.csv"
+GRIDS = {
+    "s1": (
+        1000,
+        200,
+        "paper",
+        (4, 8, 48),
+        ("fcfs", "sjf", "wfp3", "f1", "f1_asc", "fair", "fm", "fm_code"),
+    ),
+    "peer": (
+        3000,
+        0,
+        "none",
+        (4, 8, 12, 48),
+        ("fcfs", "sjf", "wfp3", "f1", "fair", "fm_code", "fm"),
+    ),
+}
+
+
+def main(grid: str) -> None:
+    count, warmup, model, pools, names = GRIDS[grid]
+    jobs = map_trace(read_trace(TRACE))[:count]
+    for pool in pools:
+        machine = perlmutter_like(pool)
+        reference = run_fm(jobs, machine, "rack", model=model, warmup=warmup, reference=True)
+        for name in names:
+            t0 = time.process_time()
+            run = run_fm(jobs, machine, "rack", name, model=model, warmup=warmup)
+            cpu = time.process_time() - t0
+            done = [r for r in run.result.jobs if not r.rejected]
+            bsld_all = sum(
+                max((r.end - r.job.submit) / max(r.end - r.start, TAU), 1.0) for r in done
+            ) / len(done)
+            out = {"grid": grid, "pool_tb": pool, "priority": name, "cpu_s": round(cpu, 2)}
+            out["bsld_all"] = round(bsld_all, 3)
+            metrics = asdict(fm_metrics(run, warmup))
+            metrics.pop("memory_histogram")
+            metrics.pop("degradation_histogram")
+            out.update(metrics)
+            out.update(run_fairness(run, reference, warmup))
+            print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "s1")
