@@ -43,6 +43,7 @@ __all__ = [
 #: Study name -> its module.
 STUDIES = {
     "bbsched": "fluxgraph.experiments.studies.bbsched",
+    "fm": "fluxgraph.experiments.studies.fm",
     "ioaware": "fluxgraph.experiments.studies.ioaware",
     "lod": "fluxgraph.experiments.studies.lod",
     "planner": "fluxgraph.experiments.studies.planner",
