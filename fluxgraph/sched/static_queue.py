@@ -75,14 +75,17 @@ class _NodeIds(MatchWriter):
 
 
 def node_jobspec(nodes: int, walltime: int, sockets: int = 2, cores: int = 18) -> Any:
-    """The jobspec of a whole-node job (spec §4.1 step 2), loaded.
+    """The jobspec of a whole-node job (spec §4.1 step 2), loaded: ``node[nodes, exclusive] ->
+    slot[1] -> socket[sockets] -> core[cores]``, or ``-> core[cores]`` when ``sockets`` is 0
+    (a machine whose nodes hold one core pool).
 
     >>> js = node_jobspec(4, 600)
     >>> js.resources[0].type, js.resources[0].count_min, int(js.duration)
     ('node', 4, 600)
     """
-    socket = {"type": "socket", "count": sockets, "with": [{"type": "core", "count": cores}]}
-    slot = {"type": "slot", "label": "default", "count": 1, "with": [socket]}
+    leaf = {"type": "core", "count": cores}
+    inner = {"type": "socket", "count": sockets, "with": [leaf]} if sockets else leaf
+    slot = {"type": "slot", "label": "default", "count": 1, "with": [inner]}
     return load_jobspec(
         {
             "version": 9999,
@@ -108,7 +111,7 @@ def run_static_queue(
     ----------
     matcher : a fresh matcher on the machine (its graph carries the node classes).
     jobs : records with ``id``, ``nodes`` and ``walltime`` (e.g. a :class:`Workload`).
-    sockets, cores : the per-node shape of :func:`node_jobspec`.
+    sockets, cores : the per-node shape of :func:`node_jobspec` (``sockets=0``: a core pool).
     jobspec : a job -> loaded jobspec override (the parity test reads the reference's files).
     clock : the timer of each match call.
 
@@ -134,7 +137,8 @@ def run_static_queue(
         else:
             spec = shapes.get((job.nodes, job.walltime))
             if spec is None:
-                spec = shapes[job.nodes, job.walltime] = _shape(job, sockets, cores)
+                spec = node_jobspec(job.nodes, job.walltime, sockets, cores)
+                shapes[job.nodes, job.walltime] = spec
         writer = _NodeIds()
         started = clock()
         out = matcher.run(spec, "allocate_orelse_reserve", job.id, writer, 0)
@@ -147,27 +151,6 @@ def run_static_queue(
             JobRecord(job.id, job.nodes, job.walltime, start, ids, seconds, out.preorder)
         )
     return records
-
-
-def _shape(job: Any, sockets: int, cores: int) -> Any:
-    if sockets:
-        return node_jobspec(job.nodes, job.walltime, sockets, cores)
-    return load_jobspec(
-        {
-            "version": 9999,
-            "resources": [
-                {
-                    "type": "node",
-                    "count": job.nodes,
-                    "exclusive": True,
-                    "with": [{"type": "slot", "label": "default", "count": 1,
-                              "with": [{"type": "core", "count": cores}]}],
-                }
-            ],
-            "attributes": {"system": {"duration": job.walltime}},
-            "tasks": [{"command": ["app"], "slot": "default", "count": {"per_slot": 1}}],
-        }
-    )  # fmt: skip
 
 
 def figure_of_merit(node_ids: Iterable[int], classes: Sequence[int]) -> int:

@@ -102,3 +102,24 @@ def test_static_queue_follows_the_brute_force_oracle(racks, classes, shapes, pol
     assert check_run(policy, classes, jobs, records) == len(jobs)
     again = _run(classes, jobs, policy, racks)
     assert [(r.start, r.node_ids) for r in again] == [(r.start, r.node_ids) for r in records]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    counts=st.dictionaries(st.integers(0, 12), st.integers(1, 9), max_size=6),
+    n=st.integers(1, 30),
+)
+def test_narrowest_windows_equal_brute_force(counts, n):
+    fits = [
+        (hi - a, a, sum(u for c, u in counts.items() if a <= c <= hi))
+        for a in counts
+        for hi in range(a, 13)
+    ]
+    fits = [f for f in fits if f[2] >= n]
+    width, windows = narrowest_windows(counts, n)
+    if not fits:
+        assert (width, windows) == (-1, [])
+        return
+    best = min(w for w, _, _ in fits)
+    assert width == best
+    assert windows == sorted((a, u) for w, a, u in fits if w == best)
