@@ -23,7 +23,7 @@ from typing import Any
 from fluxgraph.bbsched.ga import GAParams
 from fluxgraph.bbsched.machine import RECIPES, BBMachine
 from fluxgraph.bbsched.methods import make_method
-from fluxgraph.bbsched.metrics import run_metrics
+from fluxgraph.bbsched.metrics import bin_waits, run_metrics
 from fluxgraph.bbsched.window import WindowPass, bb_shape, wfp
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched import Simulator
@@ -99,11 +99,17 @@ def run_case(
     method: str,
     window: tuple[int, int],
     options: RunOptions | None = None,
+    bins: bool = False,
 ) -> dict[str, float]:
-    """:func:`simulate_method` plus the §6 metrics over ``window`` and decision times (ms)."""
+    """:func:`simulate_method` plus the §6 metrics over ``window`` and decision times (ms);
+    with ``bins``, also the per-bin average waits ``wait_{size,bb,runtime}_{i}``."""
     result, scheduler = simulate_method(jobs, machine, method, options)
     m = RECIPES[machine] if isinstance(machine, str) else machine
     out = run_metrics(result.jobs, m, window)
+    if bins:
+        for by in ("size", "bb", "runtime"):
+            for i, value in enumerate(bin_waits(result.jobs, window, by).values()):
+                out[f"wait_{by}_{i}"] = value
     times = [t * 1000 for t in scheduler.decision_times]
     out.update(
         {

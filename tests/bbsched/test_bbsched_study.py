@@ -1,0 +1,66 @@
+"""Smoke version of ``fluxgraph reproduce bbsched``: the study's cells and analysis on a
+reduced grid (E0, E1, E5 on a few seeded windows; Theta-analogue S4 prefix runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fluxgraph.experiments.kinds import CellContext
+from fluxgraph.experiments.store import CellRow
+from fluxgraph.experiments.studies import study_experiment
+from fluxgraph.experiments.studies.bbsched import KIND, analyse, results
+
+TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+BASE = {
+    "analogue": "kth",
+    "workload": "Original",
+    "method": "BBSched",
+    "window": 20,
+    "generations": 500,
+    "population": 20,
+    "ga_variant": "paper",
+    "windows": 4,
+    "seeds": 1,
+}
+
+
+def _row(i: int, params: dict) -> CellRow:
+    metrics = KIND.run(dict(params), CellContext(str(TRACES.parent)))
+    return CellRow(
+        f"c{i}", i, "bbsched", params, params, "done", 1, 0.0, 0.0, "", None, None, dict(metrics)
+    )
+
+
+def test_the_bundled_grids_parse():
+    assert len(study_experiment("bbsched").cells()) == 174
+    assert len(study_experiment("bbsched", quick=True).cells()) == 21
+
+
+def test_smoke_study(tmp_path):
+    cells = [
+        {**BASE, "task": "table1"},
+        {**BASE, "task": "ga", "window": 12, "generations": 100},
+        {**BASE, "task": "decision", "method": "Bin_Packing"},
+        {**BASE, "task": "decision", "generations": 100},
+    ]
+    if TRACES.is_dir():
+        run = {
+            **BASE,
+            "task": "run",
+            "analogue": "lublin",
+            "workload": "S4",
+            "window": 12,
+            "generations": 100,
+            "limit": 150,
+            "margin_days": 0.25,
+            "traces": str(TRACES),
+        }
+        cells += [{**run, "method": m} for m in ("Baseline", "BBSched")]
+    rows = [_row(i, p) for i, p in enumerate(cells)]
+    report = analyse(rows, tmp_path, quick=True)
+    by_id = {c.id: c for c in report.criteria}
+    assert by_id["E0"].passed
+    assert results(rows)
+    if TRACES.is_dir():
+        assert by_id["I"].passed
+        assert any("lublin-analogue S4" in title for title, _, _ in report.tables)
