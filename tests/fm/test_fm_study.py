@@ -32,7 +32,7 @@ def test_cells_and_analysis(tmp_path):
     ctx = CellContext(base_dir=str(tmp_path))
     rows = []
     configs = [(c, p) for c in ("rack16", "rack32") for p in (*study.BASELINES, "fm")]
-    configs += [("system16", "fm"), ("base", "fm")]
+    configs += [("system16", "fm"), ("base", "fm"), ("juwels6", "fm"), ("jbase", "fm")]
     for i, (config, prio) in enumerate(configs):
         params = {
             "trace": "trace.csv",
@@ -51,9 +51,10 @@ def test_cells_and_analysis(tmp_path):
         rows.append(_row(i, params, metrics))
     report = study.analyse(rows, tmp_path, quick=True)
     ids = [c.id for c in report.criteria]
-    assert ids[:3] == ["C1", "C3", "C4"] and "C8" in ids
+    assert ids[:4] == ["C1", "C2", "C3", "C4"] and {"C8", "C9"} <= set(ids)
     assert next(c for c in report.criteria if c.id == "C8").passed is None  # not the full trace
     assert report.tables and study.results(rows)[0][0] == "E1"
+    assert {r[0] for r in study.results(rows)} == {"E1", "E1J", "E3"}
     assert (tmp_path / "fm-fig7a-bsld.png").read_bytes()[:4] == b"\x89PNG"
 
 

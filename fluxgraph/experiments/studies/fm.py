@@ -7,11 +7,14 @@ that the grid covers (C1-C3, C5-C8 on the rack sweep, C4 on the scope pair) and 
 
 >>> parse_config("rack28"), parse_config("system16"), parse_config("base")
 (('rack', 28), ('system', 16), ('nodes', 0))
+>>> parse_config("juwels6"), parse_config("jbase")
+(('rack', 6), ('nodes', 0))
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ from fluxgraph.experiments.kinds import CellContext, Kind
 from fluxgraph.experiments.report import line_plot
 from fluxgraph.experiments.store import CellRow
 from fluxgraph.experiments.studies import Criterion, StudyReport, parameters_text
-from fluxgraph.sched.fm.machine import FmMachineSpec, perlmutter_like
+from fluxgraph.sched.fm.machine import FmMachineSpec, juwels_like, perlmutter_like
 from fluxgraph.sched.fm.metrics import fm_metrics, run_fairness, savings
 from fluxgraph.sched.fm.priority import FM_PRIORITIES
 from fluxgraph.sched.fm.run import FmRun, run_fm
@@ -38,30 +41,39 @@ REJECTED = dict(zip(range(4, 52, 4), (93, 60, 54, 44, 42, 28, 28, 6, 4, 3, 0, 0)
 
 
 def parse_config(text: str) -> tuple[str, int]:
-    """``(scope, TB per rack)`` of a ``config`` value."""
-    if text == "base":
+    """``(scope, TB per rack)`` of a ``config`` value (``juwels<TB>``/``jbase``: W2)."""
+    if text in ("base", "jbase"):
         return "nodes", 0
-    for scope in ("rack", "system"):
-        if text.startswith(scope) and text[len(scope) :].isdigit():
-            return scope, int(text[len(scope) :])
-    raise ExperimentError(f"fm: config {text!r} is not rack<TB>, system<TB> or base")
+    for prefix, scope in (("rack", "rack"), ("system", "system"), ("juwels", "rack")):
+        if text.startswith(prefix) and text[len(prefix) :].isdigit():
+            return scope, int(text[len(prefix) :])
+    raise ExperimentError(
+        f"fm: config {text!r} is not rack<TB>, system<TB>, juwels<TB>, base or jbase"
+    )
+
+
+def _w2(config: str) -> bool:
+    return config.startswith("j")
 
 
 def _machine(config: str) -> FmMachineSpec:
     scope, pool = parse_config(config)
-    return FmMachineSpec(6, 256, 512) if scope == "nodes" else perlmutter_like(pool)
+    racks, per_rack = (20, 48) if _w2(config) else (6, 256)
+    if scope == "nodes":
+        return FmMachineSpec(racks, per_rack, 512)
+    return juwels_like(pool) if _w2(config) else perlmutter_like(pool)
 
 
 @functools.lru_cache(maxsize=2)
-def _jobs(trace: str, count: int, seed: int) -> tuple:
-    jobs = map_trace(read_trace(trace), seed=seed)
+def _jobs(trace: str, count: int, seed: int, w2: bool) -> tuple:
+    jobs = map_trace(read_trace(trace), seed=seed, submit_scale=1.6 if w2 else 1.0)
     return tuple(jobs[:count] if count else jobs)
 
 
 @functools.lru_cache(maxsize=4)
 def _reference(trace: str, count: int, seed: int, config: str, model: str, warmup: int) -> FmRun:
     scope = parse_config(config)[0]
-    jobs = _jobs(trace, count, seed)
+    jobs = _jobs(trace, count, seed, _w2(config))
     return run_fm(jobs, _machine(config), scope, model=model, warmup=warmup, reference=True)
 
 
@@ -70,7 +82,7 @@ def measure(params: dict[str, Any], trace: str) -> dict[str, float]:
     count, seed, warmup = int(params["jobs"]), int(params["seed"]), int(params["warmup"])
     config, model = params["config"], params["model"]
     scope = parse_config(config)[0]
-    jobs = _jobs(trace, count, seed)
+    jobs = _jobs(trace, count, seed, _w2(config))
     started = time.process_time()
     run = run_fm(jobs, _machine(config), scope, params["priority"], model, warmup)
     cpu = time.process_time() - started
@@ -117,7 +129,10 @@ KIND = Kind(
     _run,
     {
         "trace": {"type": "string", "minLength": 1},
-        "config": {"type": "string", "pattern": "^(rack[0-9]+|system[0-9]+|base)$"},
+        "config": {
+            "type": "string",
+            "pattern": "^(rack[0-9]+|system[0-9]+|juwels[0-9]+|base|jbase)$",
+        },
         "priority": {"enum": list(FM_PRIORITIES)},
         "jobs": {"type": "integer", "minimum": 0},
         "warmup": {"type": "integer", "minimum": 0},
@@ -132,8 +147,8 @@ def results(rows: list[CellRow]) -> list[list[Any]]:
     """The long rows of ``results.csv`` (experiment E1 for the rack sweep, E3 otherwise)."""
     out = []
     for r in rows:
-        scope = parse_config(r.params["config"])[0]
-        exp = "E1" if scope == "rack" else "E3"
+        config = r.params["config"]
+        exp = "E1J" if _w2(config) else "E1" if config.startswith("rack") else "E3"
         params = parameters_text(r.params, skip=("priority", "trace"))
         for metric, value in sorted(r.metrics.items()):
             out.append([exp, r.params["priority"], params, metric, value])
@@ -167,12 +182,45 @@ def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
             checks.append(fm <= 1.05 * low and fm <= 0.8 * base[0] and fm <= 0.8 * base[3])
         elif pool >= 36:
             checks.append(fm <= 1.15 * low)
+    for prio in (*BASELINES, "fm"):
+        ys = [get(p, prio, "bsld") for p in pools]
+        if None not in ys:
+            checks.append(all(b <= 1.05 * a for a, b in itertools.pairwise(ys)))
     out.append(
         Criterion(
             "C1",
             "FM lowest avg bsld at every pool (up to 54% below SJF)",
             "; ".join(ours),
-            "pool <= 20: fm <= 1.05 x min, <= 0.8 x fcfs and f1; >= 36: <= 1.15 x min",
+            "pool <= 20: fm <= 1.05 x min, <= 0.8 x fcfs and f1; >= 36: <= 1.15 x min; "
+            "every bsld non-increasing in pool (5% slack)",
+            all(checks) if checks else None,
+        )
+    )
+    # C2
+    checks, ours = [], []
+    for prio in (*BASELINES, "fm"):
+        for metric in ("throughput", "node_utilisation"):
+            ys = [get(p, prio, metric) for p in pools]
+            if None in ys or len(ys) < 2:
+                continue
+            checks.append(all(b >= 0.97 * a for a, b in itertools.pairwise(ys)))
+            tail = [get(p, prio, metric) for p in (40, 44, 48)]
+            if None not in tail:
+                checks.append(max(tail) <= 1.03 * min(tail))
+    for pool in (p for p in pools if p >= 28):
+        others = sorted(get(pool, p, "throughput") or 0 for p in BASELINES)
+        fm = get(pool, "fm", "throughput")
+        if fm is not None and others[0]:
+            median = others[len(others) // 2]
+            checks.append(abs(fm - median) <= 0.10 * median)
+            ours.append(f"{pool} TB: fm {fm:.2f}, median {median:.2f} jobs/100 s")
+    out.append(
+        Criterion(
+            "C2",
+            "throughput and node utilisation rise, then plateau; FAIR 5.5, FCFS 4.8 jobs/100 s",
+            "; ".join(ours) or "-",
+            "non-decreasing in pool (3% slack), 40/44/48 within 3%, fm within 10% of the "
+            "median of the baselines at >= 28 TB",
             all(checks) if checks else None,
         )
     )
@@ -273,6 +321,32 @@ def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
             not wrong if full else None,
         )
     )
+    # C9 (W2)
+    jpools = sorted({parse_config(c)[1] for c, _ in t if c.startswith("juwels")})
+    jbase = t.get(("jbase", "fm"))
+    checks, ours = [], []
+    for pool in (p for p in jpools if p <= 6):
+        row = {p: t.get((f"juwels{pool}", p), {}).get("bsld") for p in ("fm", "fcfs", "f1")}
+        if None not in row.values():
+            ours.append(
+                f"{pool} TB: fm {row['fm']:.2f}, fcfs {row['fcfs']:.2f}, f1 {row['f1']:.2f}"
+            )
+            checks.append(row["fm"] <= 0.8 * row["fcfs"] and row["fm"] <= 0.8 * row["f1"])
+    thr = {p: t.get((f"juwels{p}", "fm"), {}).get("thr_per_dollar") for p in jpools}
+    thr = {p: v for p, v in thr.items() if v is not None}
+    if thr and jbase:
+        best = max(thr, key=thr.__getitem__)
+        ours.append(f"thr/$ peak at {best} TB = {thr[best] / jbase['thr_per_dollar']:.2f}x")
+        checks.append(best <= 8)
+    out.append(
+        Criterion(
+            "C9",
+            "JUWELS: FM lowest at limited pools; thr/$ peak at 6 TB/rack = 2.3x",
+            "; ".join(ours) or "W2 not in the grid",
+            "W2: fm <= 0.8 x fcfs and f1 at every pool <= 6 TB/rack; thr/$ peak at <= 8",
+            all(checks) if checks else None,
+        )
+    )
     return out
 
 
@@ -311,7 +385,7 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
         except ImportError:
             report.notes.append("matplotlib is not installed: no figures")
     report.notes.append(
-        "Not covered yet: C2 plateau checks, C9 (W2), E2 bar charts, Fig. 8-12 PNGs, the KS "
+        "Not covered yet: E2 bar charts, Fig. 8-12 PNGs, the KS "
         "distance of C4, --compat fm-simulator; see docs/fm.md."
     )
     return report
