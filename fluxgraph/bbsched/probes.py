@@ -9,6 +9,8 @@
 * :func:`oracle_times` -- E1a: exhaustive enumeration time against ``k``;
 * :func:`decision_times` -- E5: ``method.select`` time on the same windows for every method.
 
+Times are CPU times (``time.process_time``): the machine is shared.
+
 >>> table1_choices()["BBSched"]
 [2, 3, 4, 5]
 >>> random_window(random.Random(0), 12).size
@@ -95,9 +97,9 @@ def ga_accuracy(
         reference = decide(exact, NODES, POOL)[1]
         for seed in range(seeds):
             rng = random.Random(1 + seed)
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             found = ga_front(w, rng, generations, population, mutation, variant)
-            ms.append((time.perf_counter() - t0) * 1000)
+            ms.append((time.process_time() - t0) * 1000)
             gd.append(generational_distance(found, exact, w))
             found_share.append(len({v for _, v in found} & exact_vectors) / len(exact_vectors))
             agree += decide(found, NODES, POOL)[1] == reference
@@ -117,9 +119,9 @@ def oracle_times(sizes: range | list[int], repeat: int = 3) -> dict[str, float]:
         times = []
         for seed in range(repeat):
             w = random_window(random.Random(seed), k)
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             exact_front(w)
-            times.append(time.perf_counter() - t0)
+            times.append(time.process_time() - t0)
         out[f"oracle_s.{k}"] = statistics.median(times)
     return out
 
@@ -136,9 +138,9 @@ def decision_times(
     ms = []
     for index in range(windows):
         w = random_window(random.Random(10_000 + index), k, chunk=1000)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         chooser.select(w)
-        ms.append((time.perf_counter() - t0) * 1000)
+        ms.append((time.process_time() - t0) * 1000)
     ordered = sorted(ms)
     return {
         "median_ms": statistics.median(ms),
