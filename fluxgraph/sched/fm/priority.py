@@ -56,11 +56,20 @@ def make_priorities(local_gb: int) -> dict[str, Priority]:
     def f1_asc(job: Job, now: int) -> float:
         return _f1_score(job)  # Carastan-Santos & de Camargo: the smaller score first
 
-    def fair(job: Job, now: int) -> float:
-        return -(now - job.submit) / _r(job)
+    def per_wait(denominator: Callable[[Job], float]) -> Priority:
+        """``-w / denominator(job)``, the denominator computed once per job."""
+        cache: dict[int, float] = {}
 
-    def fm(job: Job, now: int) -> float:
-        return -(now - job.submit) / ((math.log10(job.procs) + 1) * _r(job) * mo(job))
+        def key(job: Job, now: int) -> float:
+            d = cache.get(job.id)
+            if d is None:
+                d = cache[job.id] = denominator(job)
+            return (job.submit - now) / d
+
+        return key
+
+    fair = per_wait(_r)
+    fm = per_wait(lambda job: (math.log10(job.procs) + 1) * _r(job) * mo(job))
 
     def fm_code(job: Job, now: int) -> float:
         return -((now - job.submit) / _r(job)) / mo(job)
