@@ -18,9 +18,11 @@ the phase chosen by the allocator for each match:
 
 ``excluded`` holds the vertices the current match must not use (set by the allocator before
 each match): lending nodes in ``local``/``spread`` (a lender never takes new compute work,
-§IV-D), the job's own compute nodes' memory in ``lend``. In ``spread`` every chosen node books
-``min(want, free)`` MiB of its (entirely free) memory, whatever the jobspec's memory count: the
-local share ``loc_i = min(M, cap_i)`` of spec §4.4 step 3, which differs between node classes.
+§IV-D), the job's own compute nodes' memory in ``lend``; ``only`` (when set) the only nodes and
+pools it may use (re-creating an allocation over a new window). With ``want`` set, every chosen
+node books ``min(want, free)`` MiB of its memory, whatever the jobspec's memory count: in
+``spread``, the local share ``loc_i = min(M, cap_i)`` of spec §4.4 step 3, which differs
+between node classes.
 ``scope`` says which pools a borrower may reach: ``node`` (memory vertices under nodes:
 node-to-node lending), ``rack`` or ``system`` (pool vertices directly under a rack or under
 the cluster).
@@ -44,6 +46,8 @@ _SHIFT = 1 << 24
 #: Above any node's free memory in MiB (the ``spread`` key is ``_MAX_FREE - free``).
 _MAX_FREE = 1 << 36
 _POOL_PARENT = {"node": "node", "rack": "rack", "system": "cluster"}
+#: The vertex types ``only`` restricts.
+_PINNED = frozenset(("node", "memory"))
 
 
 class MemoryPool:
@@ -59,7 +63,7 @@ class MemoryPool:
     fluxgraph.errors.MatchError: memory-pool phase 'swap' is not one of local, spread, lend
     """
 
-    __slots__ = ("excluded", "phase", "scope", "want")
+    __slots__ = ("excluded", "only", "phase", "scope", "want")
 
     #: Explore every candidate (the order depends on free memory, not only on ids).
     stop_on_k: ClassVar[int] = 0
@@ -76,14 +80,18 @@ class MemoryPool:
         self.phase = phase
         self.scope = scope
         self.excluded: frozenset[int] | set[int] = frozenset()
+        self.only: frozenset[int] | set[int] | None = None
         self.want = 0
 
     def __repr__(self) -> str:
         return f"MemoryPool(phase={self.phase}, scope={self.scope})"
 
     def dom_discover_vtx(self, graph, u: int) -> int:
-        """Refuse an excluded vertex before its children are visited."""
-        return -1 if u in self.excluded else 0
+        """Refuse an excluded vertex (or a node or pool outside ``only``) before its children."""
+        if u in self.excluded:
+            return -1
+        only = self.only
+        return -1 if only is not None and u not in only and graph.types[u] in _PINNED else 0
 
     def dom_finish_vtx(self, graph, dom: str, u: int, requests: Any, dfu: ScoringObject) -> int:
         """Score ``u`` by the phase's key; nodes failing the phase's predicate score 0."""
@@ -112,7 +120,7 @@ class MemoryPool:
         if not choose_children(dom, utype, requests, dfu, False):
             dfu.overall_score = 0
             return -1
-        _take_needed(dfu, dom, self.want if self.phase == "spread" else 0)
+        _take_needed(dfu, dom, self.want)
         # ``lend`` ranks memory vertices by their index: the node order of their parents
         dfu.overall_score = key * _SHIFT + (u if self.phase == "lend" else graph.ids[u]) + 2
         return 0

@@ -34,7 +34,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
@@ -157,9 +157,50 @@ class MemoryAllocator:
     def release(self, placement: Placement) -> None:
         """Cancel every span of ``placement``."""
         for mid in placement.ids:
-            matcher = self._lend if mid in self._lendings else self._compute
-            matcher.cancel(mid)
+            self._matcher_of(mid).cancel(mid)
             self._lendings.pop(mid, None)
+
+    def resize(self, placement: Placement, end: int) -> Placement:
+        """The same resources and amounts over ``[placement.start, end)`` (a running job's
+        planned end moved, spec §4.2 step 4): each piece is cancelled and matched again with the
+        policy pinned to its vertices.
+
+        Raises
+        ------
+        SimulationError
+            If the planners cannot hold the new window (the caller extended into booked time).
+        """
+        start, duration = placement.start, end - placement.start
+        for mid in placement.ids:
+            self._matcher_of(mid).cancel(mid)
+            self._lendings.pop(mid, None)
+        compute = self._compute_policy
+        compute.phase, compute.want, compute.excluded = "local", placement.mib, frozenset()
+        nodes = {self._node_vertex[r] for r in placement.nodes}
+        compute.only = nodes | {self._memory_of[r] for r in placement.nodes}
+        kind = "base" if self.kind == "base" else "local"
+        mib = placement.mib if kind == "base" else 1
+        booked = self._book(
+            self._compute, self._spec(kind, len(nodes), mib, duration), start, start
+        )
+        compute.only, compute.want = None, 0
+        ids = [] if booked is None else [booked[0]]
+        lend = self._lend_policy
+        lend.excluded = frozenset()
+        given: dict[int, int] = {}
+        for lender, _, mib in placement.lent:
+            given[lender] = given.get(lender, 0) + mib
+        for lender, mib in sorted(given.items()):
+            lend.only = {self._memory_of[lender]}
+            piece = self._book(self._lend, self._spec("lend", 1, mib, duration), start, start)
+            if piece is not None:
+                ids.append(piece[0])
+                self._lendings[piece[0]] = [(lender, start, end)]
+            booked = booked and piece
+        lend.only = None
+        if booked is None:
+            raise SimulationError(f"cannot hold {placement} until {end}")
+        return replace(placement, end=end, ids=tuple(ids))
 
     @property
     def memory_owner(self) -> dict[int, int]:
@@ -221,6 +262,9 @@ class MemoryAllocator:
             js = self._specs[key] = _jobspec(top, duration)
         return js
 
+    def _matcher_of(self, mid: int) -> Matcher:
+        return self._lend if mid in self._lendings else self._compute
+
     def _book(self, matcher: Matcher, js: Jobspec, at: int, now: int) -> tuple[int, list] | None:
         mid = self._next_id
         self._next_id += 1
@@ -266,7 +310,7 @@ class MemoryAllocator:
             got = self._borrow(group, at, duration, now, pieces, ids)
             if not got:
                 for i in ids:
-                    (self._lend if i in self._lendings else self._compute).cancel(i)
+                    self._matcher_of(i).cancel(i)
                     self._lendings.pop(i, None)
                 return None
             if self.lender_mode == "code":

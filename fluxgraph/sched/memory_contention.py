@@ -153,6 +153,7 @@ class _Progress:
     speed: float
     t_last: float
     end: int
+    planned: int = 0
 
 
 class MemoryContention:
@@ -229,6 +230,7 @@ class MemoryContention:
             self._update(self._jobs[k], now)
 
     def retime(self, now: int) -> Iterable[tuple[int, int]]:
+        """Jobs whose end or planned end moved since the last call, with their end."""
         moved = sorted(self._moved.items())
         self._moved.clear()
         return moved
@@ -252,11 +254,10 @@ class MemoryContention:
         """``r_j`` of running job ``key``."""
         return self._jobs[key].remote
 
-    def planned_end(self, key: int, now: int) -> int:
-        """The walltime stretched by the current speed (spec §4.2 step 4)."""
-        p = self._jobs[key]
-        done = p.run.job.runtime - p.work_left - (now - p.t_last) * p.speed
-        return now + math.ceil(max(p.run.job.walltime - done, 0.0) / p.speed)
+    def planned_end(self, key: int) -> int:
+        """The requested time stretched by the current speed (spec §4.2 step 4): what the
+        scheduler plans with (the actual end uses the runtime instead)."""
+        return self._jobs[key].planned
 
     def _update(self, p: _Progress, now: int) -> None:
         """Eq. 1 up to ``now``, then the new speed and end (§5.1)."""
@@ -266,7 +267,8 @@ class MemoryContention:
         others = [(jobs[k].app, len(jobs[k].run.nodes)) for k in self.interferers(p.run.key)]
         p.speed = job_speed(p.app, len(p.run.nodes), p.remote, others, self.self_interference)
         end = now + math.ceil(p.work_left / p.speed - 1e-9)
-        if end != p.end:
-            if p.end:
-                self._moved[p.run.key] = end
-            p.end = end
+        done = p.run.job.runtime - p.work_left
+        planned = now + math.ceil(max(p.run.job.walltime - done, 0.0) / p.speed - 1e-9)
+        if (end != p.end or planned != p.planned) and p.end:
+            self._moved[p.run.key] = end
+        p.end, p.planned = end, planned

@@ -91,3 +91,85 @@ class OracleAllocator:
 
     def release(self, index: int) -> None:
         del self.books[index]
+
+
+def oracle_schedule(capacity, kind, jobs, depth=100, contention=True):
+    """The scheduler of spec §4.1/§4.2 on :class:`OracleAllocator`: ``{job id: (start, end,
+    nodes, lent)}`` and the ids rejected. Memory vertices are stood for by node ranks."""
+    from fluxgraph.sched.memory_contention import MemoryContention
+    from fluxgraph.sched.runtime import RunningJob
+
+    alloc = OracleAllocator(capacity, kind)
+    model = MemoryContention({r: r for r in range(len(capacity))})
+    jobs = sorted(jobs, key=lambda j: (j.submit, j.id))
+    queue, running, ends, out, rejected = [], {}, {}, {}, []
+    i = 0
+
+    def book(job, s):
+        got = alloc.allocate(job.nodes, job.extra["mem_mib"], s, s + job.walltime)
+        return None if got is None else (got, alloc.books[-1])
+
+    def never(job):
+        empty = OracleAllocator(capacity, kind)
+        return empty.allocate(job.nodes, job.extra["mem_mib"], 0, 1) is None
+
+    while i < len(jobs) or ends:
+        now = min([*ends.values(), *([jobs[i].submit] if i < len(jobs) else [])])
+        done = sorted(k for k, e in ends.items() if e == now)
+        for k in done:
+            del ends[k]
+            booking, run = running.pop(k)
+            alloc.books.remove(booking)
+            model.finish(run, now)
+            out[k] = (*out[k][:1], now, *out[k][2:])
+        moved = list(model.retime(now)) if contention else []
+        for k, end in moved:
+            ends[k] = end
+            running[k][0].end = max(model.planned_end(k), end)
+        while i < len(jobs) and jobs[i].submit == now:
+            (rejected if never(jobs[i]) else queue).append(jobs[i])
+            i += 1
+        started = []
+        for job in list(queue):
+            got = book(job, now)
+            if got is None:
+                break
+            queue.remove(job)
+            started.append((job, got))
+        reserved = []
+        for job in list(queue[:depth]):
+            times = sorted(
+                {
+                    now,
+                    *(b.end for b, _ in running.values()),
+                    *(b.end for _, (_, b) in started),
+                    *(b.end for b in reserved),
+                }
+            )
+            for t in times:
+                got = book(job, t)
+                if got is not None:
+                    break
+            else:
+                continue
+            if t == now:
+                queue.remove(job)
+                started.append((job, got))
+            else:
+                reserved.append(got[1])
+        for b in reserved:
+            alloc.books.remove(b)
+        for job, ((nodes, local, lent), booking) in started:
+            held = [(r, "memory", m) for r, m in zip(nodes, local, strict=True)]
+            held += [(lender, "memory", m) for lender, _, m in lent]
+            run = RunningJob(job.id, job, now, nodes, 0, held=tuple(held))
+            ends[job.id] = model.start(run, now) if contention else now + job.runtime
+            if contention:
+                booking.end = max(model.planned_end(job.id), ends[job.id])
+            running[job.id] = (booking, run)
+            out[job.id] = (now, -1, nodes, lent)
+        if contention:
+            for k, end in model.retime(now):
+                ends[k] = end
+                running[k][0].end = max(model.planned_end(k), end)
+    return out, [j.id for j in rejected]

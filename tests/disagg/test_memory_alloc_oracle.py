@@ -63,3 +63,17 @@ def test_never_fits_is_the_allocator_on_the_empty_machine(nodes, data, kind, n, 
     reason = alloc.never_fits(MemoryRequest(n, m))
     placed = alloc.allocate(MemoryRequest(n, m), at=0, duration=10)
     assert (reason == "") == (placed is not None), reason
+
+
+def test_resize_keeps_the_resources_and_moves_the_end():
+    alloc = MemoryAllocator(build_memory_machine(4, 1), "dis")
+    p = alloc.allocate(MemoryRequest(2, 40000), at=0, duration=10)
+    q = alloc.resize(p, 50)
+    assert (q.nodes, q.local, q.lent, q.start, q.end) == (p.nodes, p.local, p.lent, 0, 50)
+    # the lender and the compute nodes stay held (and lending) until 50, then free
+    assert alloc.lending_nodes(40, 45) == {1}
+    assert alloc.allocate(MemoryRequest(1, 1000), at=20, duration=5, now=0).nodes == (2,)
+    assert alloc.allocate(MemoryRequest(4, 1000), at=30, duration=5, now=0) is None
+    assert alloc.allocate(MemoryRequest(4, 1000), at=50, duration=5, now=0) is not None
+    alloc.release(q)
+    assert alloc.lending_nodes(0, 100) == set()

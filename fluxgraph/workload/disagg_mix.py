@@ -1,0 +1,141 @@
+"""Job mixes for the disaggregated-memory study (spec §3.2-§3.4, Zacarias et al. §V-C).
+
+A window of a substitute trace becomes a mix in which ``X`` % of the node-hours belong to large
+jobs (more than 32 GB per node): jobs are flagged large by a seeded greedy fill (§3.4 step 2),
+each draws an application and its memory from the class's catalogue (§3.2, weights = counts in
+the authors' 50% trace), and submit times are scaled to an offered load of 1.10 on ``N`` nodes
+(step 4). Mixes of one window share arrivals, sizes and runtimes.
+
+>>> from fluxgraph.workload import Job
+>>> jobs = [Job(i, 100 * i, r, r, nodes=1) for i, r in enumerate([10, 30, 20, 40], start=1)]
+>>> mix = make_mix(jobs, 40, nodes=1)      # 40 of the 100 node-seconds large; load 1.1
+>>> [(j.id, j.submit, j.extra["large"], j.extra["mem_mib"]) for j in mix]
+[(1, 0, True, 51036), (2, 30, True, 51036), (3, 61, False, 1792), (4, 91, False, 1792)]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Sequence
+
+from fluxgraph.errors import WorkloadError
+from fluxgraph.workload.job import Job, Workload
+
+__all__ = [
+    "LARGE_APPS",
+    "LOAD",
+    "NORMAL_APPS",
+    "flag_large",
+    "make_mix",
+    "map_trace",
+    "window",
+]
+
+#: Offered load of the authors' 50% trace (sum nodes*runtime / (1024 * submit span)).
+LOAD = 1.10
+#: Jobs per window (the 3 windows stand for the authors' anl1-anl3 traces).
+WINDOW = 2000
+
+#: ``(app_id, GB per node, weight)`` of large jobs (> 32 GB per node), spec §3.2.
+LARGE_APPS: tuple[tuple[int, float, int], ...] = (
+    (19, 49.84, 886), (36, 48.25, 353), (19, 37.12, 33), (1, 36.9, 32), (27, 38.72, 23),
+    (17, 32.97, 7), (16, 40.19, 4),
+)  # fmt: skip
+#: ``(app_id, GB per node, weight)`` of normal jobs, spec §3.2.
+NORMAL_APPS: tuple[tuple[int, float, int], ...] = (
+    (33, 1.75, 314), (28, 27.69, 63), (6, 1.66, 18), (44, 11.34, 12), (20, 1.06, 12),
+    (12, 21.09, 9), (24, 6.62, 6),
+    (2, 6.19, 5), (38, 0.56, 5), (25, 0.56, 5), (29, 0.59, 5), (23, 4.78, 5), (31, 0.38, 5),
+    (37, 1.75, 5),
+    (27, 24.0, 4), (41, 3.84, 4), (22, 1.25, 3), (11, 0.97, 3),
+    (43, 10.66, 2), (18, 3.25, 2), (3, 6.34, 2), (40, 11.53, 2), (4, 0.12, 2),
+    (9, 0.19, 1), (15, 5.88, 1), (34, 6.16, 1), (10, 2.47, 1), (7, 0.47, 1), (26, 0.38, 1),
+    (35, 0.47, 1),
+)  # fmt: skip
+
+
+def window(jobs: Iterable[Job], index: int, size: int = WINDOW) -> list[Job]:
+    """Jobs ``[size*index, size*(index+1))`` in submit order (spec §3.4 step 1)."""
+    ordered = sorted(jobs, key=lambda j: (j.submit, j.id))
+    part = ordered[size * index : size * (index + 1)]
+    if len(part) < size:
+        raise WorkloadError(f"window {index} of {size} jobs: the trace has {len(ordered)} jobs")
+    return part
+
+
+def map_trace(jobs: Iterable[Job], per_node: int, clamp: bool = True) -> list[Job]:
+    """Whole-node jobs: ``nodes = ceil(procs / per_node)``, requested >= runtime (spec §3.3).
+
+    Jobs with runtime <= 0 or no processors are dropped.
+    """
+    out = []
+    for j in jobs:
+        if j.runtime <= 0 or j.procs <= 0:
+            continue
+        requested = max(j.walltime, j.runtime) if clamp else j.walltime
+        nodes = math.ceil(j.procs / per_node)
+        out.append(Job(j.id, j.submit, j.runtime, requested, procs=nodes, nodes=nodes))
+    return out
+
+
+def flag_large(hours: Sequence[int], percent: float, seed: int) -> list[bool]:
+    """Which jobs are large so that ``percent`` % of the node-hours are (spec §3.4 step 2).
+
+    Indices are shuffled with ``random.Random(seed)`` and added while the sum stays within
+    ``X*H + 0.005*H``; a fill further than 1% from ``X`` is redone with ``seed + 1`` (50
+    tries). ``percent = 100`` flags everything.
+
+    >>> flag_large([10, 30, 20, 40], 40, seed=1)
+    [False, False, False, True]
+    """
+    n = len(hours)
+    if percent >= 100:
+        return [True] * n
+    total = sum(hours)
+    target = percent / 100 * total
+    for attempt in range(50):
+        order = list(range(n))
+        random.Random(seed + attempt).shuffle(order)
+        flags = [False] * n
+        acc = 0
+        for i in order:
+            if acc + hours[i] <= target + 0.005 * total:
+                flags[i] = True
+                acc += hours[i]
+        if abs(acc - target) <= 0.01 * total:
+            return flags
+    raise WorkloadError(f"cannot flag {percent}% of the node-hours large within 1% (50 tries)")
+
+
+def _draw(rng: random.Random, catalogue: tuple[tuple[int, float, int], ...]) -> tuple[int, float]:
+    app, gb, _ = rng.choices(catalogue, weights=[w for _, _, w in catalogue])[0]
+    return app, gb
+
+
+def make_mix(jobs: Sequence[Job], percent: float, nodes: int, index: int = 0) -> Workload:
+    """The mix with ``percent`` % large node-hours of window ``index`` on ``nodes`` nodes.
+
+    ``jobs`` are whole-node jobs (``nodes`` set, see :func:`map_trace`) of one window; the
+    result's jobs keep their ids, sizes and runtimes and gain ``extra`` ``mem_mib``,
+    ``app_id`` and ``large`` (spec §3.4 steps 2-5).
+    """
+    if not jobs:
+        raise WorkloadError("an empty window has no mix")
+    ordered = sorted(jobs, key=lambda j: (j.submit, j.id))
+    hours = [j.nodes * j.runtime for j in ordered]
+    x = round(percent)
+    large = flag_large(hours, percent, 1000 * index + x)
+    rng = random.Random(7 + 1000 * index + x)
+    first, last = ordered[0].submit, ordered[-1].submit
+    span = max(1, last - first)
+    scale = sum(hours) / (nodes * span) / LOAD  # offered load rho0 scaled to LOAD
+    out = []
+    for job, big in zip(ordered, large, strict=True):
+        app, gb = _draw(rng, LARGE_APPS if big else NORMAL_APPS)
+        extra = {"mem_mib": round(gb * 1024), "app_id": app, "large": big}
+        submit = round((job.submit - first) * scale)
+        out.append(
+            Job(job.id, submit, job.runtime, job.walltime, job.procs, job.nodes, extra=extra)
+        )
+    return Workload.of(out, name=f"mix{x}-w{index}")
