@@ -2,6 +2,7 @@
 
     python3 benchmarks/fm_bench.py s1      # S1 grid: first 1,000 jobs, warm-up 200, P machine
     python3 benchmarks/fm_bench.py peer    # first 3,000 jobs, no warm-up, slowdown none
+    python3 benchmarks/fm_bench.py compat4 # the same at 4 TB/rack with counts-only backfilling
 
 Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
 ``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
@@ -48,7 +49,9 @@ def main(grid: str) -> None:
         reference = run_fm(jobs, machine, "rack", model=model, warmup=warmup, reference=True)
         for name in names:
             t0 = time.process_time()
-            run = run_fm(jobs, machine, "rack", name, model=model, warmup=warmup)
+            run = run_fm(
+                jobs, machine, "rack", name, model=model, warmup=warmup, compat=grid == "compat4"
+            )
             cpu = time.process_time() - t0
             done = [r for r in run.result.jobs if not r.rejected]
             bsld_all = sum(

@@ -99,3 +99,17 @@ def test_rack_balance_against_exhaustive_search(busy, caps, n, k):
         assert system == placed
     elif system is not None:
         _valid(free, pools, n, k, system, same_rack=False)
+
+
+def test_compat_backfill_ignores_pool_memory():
+    # A holds 536 GB of the rack's only memnode until 100; the head B needs the whole memnode.
+    # C fits now (336 <= 488 GB free). Counts-only EASY starts C beside B's node-count shadow
+    # (shadow = now: B is blocked by memory alone, 2 extra nodes); §4.3 EASY reserves B's
+    # memory from 100 on, so C (500 s) cannot start before B ends.
+    rows = [TraceRow(1, 0, 1, 100, 600), TraceRow(2, 1, 1, 50, 1088), TraceRow(3, 2, 1, 500, 400)]
+    jobs = map_trace(rows)
+    spec = FmMachineSpec(1, 4, pool_tb=1)
+    compat = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0, compat=True)
+    ours = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0)
+    assert [(r.start, r.end) for r in compat.result.jobs] == [(0, 100), (502, 552), (2, 502)]
+    assert [(r.start, r.end) for r in ours.result.jobs] == [(0, 100), (100, 150), (150, 650)]

@@ -12,6 +12,12 @@ remote memory and no shorter a booking failed to start (spec §4.3 step 6; fit-n
 all three for ``rack_balance``), so schedules are those of the plain walk.
 
 ``reference=True`` stays in WARMUP for the whole run: the fairness reference run (§6.4).
+
+``compat=True`` follows the public simulator's backfilling (spec §9 D11) instead: the head's
+shadow time and extra nodes come from node counts alone (running jobs' ends, pool memory
+ignored), and a later job starts if it fits now and either ends by the shadow time or needs no
+more than the extra nodes (which it then uses up). Its tick-by-tick loop, one candidate per
+tick, submit drift (D17) and un-stretched candidate runtimes are not reproduced.
 """
 
 from __future__ import annotations
@@ -38,9 +44,11 @@ class FmPass:
         warmup: int,
         reference: bool = False,
         skip_rule: bool = True,
+        compat: bool = False,
     ) -> None:
         self.allocator = allocator
         self.reference = reference
+        self.compat = compat
         self.skip_rule = skip_rule and allocator.scope != "system"
         first = sorted(jobs, key=lambda j: (j.submit, j.id))[:warmup]
         rejected = [j for j in first if allocator.check(j)]
@@ -51,7 +59,10 @@ class FmPass:
     def schedule(self, view: SchedulingView, now: int) -> None:
         if self.t_switch is None and not self._warmup(view, now):
             return
-        self._easy(view, now)
+        if self.compat:
+            self._counts_easy(view, now)
+        else:
+            self._easy(view, now)
 
     def next_wakeup(self, now: int) -> int | None:
         return None
@@ -88,3 +99,40 @@ class FmPass:
                 # keep only the minimal failed shapes: a dominated one skips nothing more
                 failed = [f for f in failed if not (n <= f[0] and k <= f[1] and w <= f[2])]
                 failed.append((n, k, w))
+
+    def _counts_easy(self, view: SchedulingView, now: int) -> None:
+        """EASY over node counts only (``compat``; see the module docstring)."""
+        order = view.queue()
+        shadow, extra = None, 0
+        for key in order:
+            job = view.job(key)
+            if shadow is None:
+                if view.start(key):
+                    continue
+                shadow, extra = shadow_time(view, job.procs, self.allocator.total_nodes, now)
+                continue
+            if now + job.walltime <= shadow:
+                view.start(key)
+            elif job.procs <= extra and view.start(key):
+                extra -= job.procs
+
+
+def shadow_time(view: SchedulingView, nodes: int, total: int, now: int) -> tuple[int, int]:
+    """When ``nodes`` nodes are free by counts alone, and how many more are free then.
+
+    >>> from types import SimpleNamespace as NS
+    >>> running = {1: NS(end=50, nodes=(0, 1)), 2: NS(end=30, nodes=(2,))}
+    >>> shadow_time(NS(running=lambda: running), 3, total=4, now=10)
+    (50, 1)
+    >>> shadow_time(NS(running=lambda: running), 1, total=4, now=10)   # blocked by memory
+    (10, 0)
+    """
+    running = sorted(view.running().values(), key=lambda r: r.end)
+    free = total - sum(len(r.nodes) for r in running)
+    if free >= nodes:
+        return now, free - nodes
+    for run in running:
+        free += len(run.nodes)
+        if free >= nodes:
+            return run.end, free - nodes
+    return 0, 0

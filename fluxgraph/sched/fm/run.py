@@ -49,17 +49,19 @@ def run_fm(
     model: str = "paper",
     warmup: int = 3000,
     reference: bool = False,
+    compat: bool = False,
 ) -> FmRun:
     """Simulate ``jobs`` (from :func:`~fluxgraph.sched.fm.workload.map_trace`) once.
 
     ``reference`` runs strict FCFS without backfilling for the whole trace (spec §6.4); the
-    baseline machine (``local_gb = 512``, no pool) takes ``scope = "nodes"``.
+    baseline machine (``local_gb = 512``, no pool) takes ``scope = "nodes"``; ``compat`` uses
+    the public simulator's counts-only backfilling (:class:`~fluxgraph.sched.fm.passes.FmPass`).
     """
     slowdown = SlowdownModel(model)
     allocator = FmAllocator(build_fm_machine(machine), scope, slowdown)
     sized = fm_jobs(jobs, machine.local_gb, slowdown, scope)
     runtime = FmRuntime(allocator.durations)
-    scheduler = FmPass(sized, allocator, warmup, reference=reference)
+    scheduler = FmPass(sized, allocator, warmup, reference=reference, compat=compat)
     sim = Simulator(
         None,
         sized,
