@@ -1,9 +1,12 @@
 """``fluxgraph reproduce fm``: disaggregated memory, rack pools and FM scheduling (Li et al.).
 
-One cell runs one configuration (``config``: ``rack<TB>``, ``system<TB>`` or ``base``) with one
-priority on the Perlmutter trace (spec §3.2) and, for the fairness measures, the A4 reference
-run of the same configuration (cached per worker). ``analyse`` checks the criteria of spec §8
-that the grid covers (C1-C3, C5-C8 on the rack sweep, C4 on the scope pair) and draws Fig. 7a.
+One cell runs one configuration (``config``: ``rack<TB>``, ``system<TB>``, ``base``, or W2's
+``juwels<TB>`` and ``jbase``) with one priority on the Perlmutter trace (spec §3.2) and, for
+the fairness measures, the A4 reference run of the same configuration (cached per worker).
+``analyse`` checks the criteria of spec §8 the grid covers and draws Fig. 7a. The parameter
+``compat: fm-simulator`` (e.g. ``fixed: {compat: fm-simulator, model: none, jobs: 3000,
+warmup: 0}`` in a copy of the YAML) runs the public simulator's counts-only backfilling
+instead of the §4.3 EASY.
 
 >>> parse_config("rack28"), parse_config("system16"), parse_config("base")
 (('rack', 28), ('system', 16), ('nodes', 0))
@@ -84,7 +87,8 @@ def measure(params: dict[str, Any], trace: str) -> dict[str, float]:
     scope = parse_config(config)[0]
     jobs = _jobs(trace, count, seed, _w2(config))
     started = time.process_time()
-    run = run_fm(jobs, _machine(config), scope, params["priority"], model, warmup)
+    compat = params.get("compat", "") == "fm-simulator"
+    run = run_fm(jobs, _machine(config), scope, params["priority"], model, warmup, compat=compat)
     cpu = time.process_time() - started
     m = fm_metrics(run, warmup)
     fair = run_fairness(run, _reference(trace, count, seed, config, model, warmup), warmup, 10)
@@ -138,6 +142,7 @@ KIND = Kind(
         "warmup": {"type": "integer", "minimum": 0},
         "model": {"enum": ["paper", "none", "code"]},
         "seed": {"type": "integer", "minimum": 0},
+        "compat": {"enum": ["", "fm-simulator"]},
     },
     required=("trace", "config", "priority"),
 )
