@@ -23,6 +23,7 @@ from typing import Any
 from fluxgraph.bbsched.machine import BBMachine
 from fluxgraph.bbsched.methods import SSD_METHODS
 from fluxgraph.bbsched.metrics import BB_BINS, RUNTIME_BINS, SIZE_BINS, kiviat_areas
+from fluxgraph.bbsched.plots import kiviat_chart
 from fluxgraph.bbsched.probes import (
     TABLE1,
     TABLE1_EXPECTED,
@@ -460,39 +461,6 @@ def _run_criteria(crit: list[Criterion], runs: _Runs, areas: dict) -> None:
         )
 
 
-def _kiviat_figure(axes: dict[str, list[float]], title: str, path: Path) -> Path | None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    labels = ["node", "BB", "1/wait", "1/slowdown", "SSD", "1/SSD waste"][
-        : len(next(iter(axes.values())))
-    ]
-    k = len(labels)
-    angles = [2 * math.pi * i / k for i in range(k)] + [0.0]
-    fig = plt.figure(figsize=(5, 5), dpi=100)
-    ax = fig.add_subplot(111, polar=True)
-    names = list(axes)
-    for j in range(k):
-        column = [axes[n][j] for n in names]
-        lo, hi = min(column), max(column)
-        for n in names:
-            axes[n][j] = 1.0 if hi == lo else (axes[n][j] - lo) / (hi - lo)
-    for n in names:
-        ax.plot(angles, axes[n] + axes[n][:1], label=n, linewidth=1.2)
-    ax.set_xticks(angles[:-1], labels)
-    ax.set_yticklabels([])
-    ax.set_title(title)
-    ax.legend(fontsize="x-small", loc="lower left", bbox_to_anchor=(0.9, 0.0))
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
 def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
     """Criteria (spec §8), tables and Kiviat charts of the bbsched study."""
     runs = _Runs(rows)
@@ -504,7 +472,7 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
         axes = _axes(runs, a, w, methods, ssd)
         if len(axes) >= 2:
             areas[(a, w)] = kiviat_areas(axes)
-            fig = _kiviat_figure(
+            fig = kiviat_chart(
                 {m: list(v) for m, v in axes.items()}, f"{a} {w}", out / f"kiviat-{a}-{w}.png"
             )
             if fig:
