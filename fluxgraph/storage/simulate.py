@@ -57,6 +57,8 @@ def simulate(placer: RabbitPlacer, jobs: list[StorageJob]) -> list[Outcome]:
         times = [t for t in (pending[i].submit if i < len(pending) else None,) if t is not None]
         if ends:
             times.append(ends[0][0])
+        if head is not None:  # the reserved start is an event even if no job ends there
+            times.append(placer.jobs[head].start)
         if not times:  # only a queue left that nothing can change: impossible after check()
             raise AssertionError("storage simulation stalled with a queue and nothing running")
         now = min(times)
@@ -76,15 +78,16 @@ def simulate(placer: RabbitPlacer, jobs: list[StorageJob]) -> list[Outcome]:
                 out[job.id] = Outcome(job.id, job.submit, -1, -1, job, reason=err.reason)
                 continue
             queue.append(job)
+        replanned = None
         if head is not None and (
             placer.jobs[head].start <= now or (freed and placer.may_start_before(head, now))
         ):
             placer.release(head)
-            head = None
+            replanned, head = head, None
         waiting = []
         for k, job in enumerate(queue):
             request = job.request
-            if job.id == head or (k < tried and not freed):
+            if job.id == head or (k < tried and not freed and job.id != replanned):
                 waiting.append(job)
                 continue
             if head is None:
