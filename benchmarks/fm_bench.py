@@ -23,21 +23,12 @@ from fluxgraph.sched.fm.run import run_fm
 from fluxgraph.sched.fm.workload import map_trace, read_trace
 
 TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "perlmutter-fm-jobs.csv"
+_SIX = ("fm_code", "sjf", "fair", "wfp3", "fcfs", "f1")
 GRIDS = {
-    "s1": (
-        1000,
-        200,
-        "paper",
-        (4, 8, 48),
-        ("fcfs", "sjf", "wfp3", "f1", "f1_asc", "fair", "fm", "fm_code"),
-    ),
-    "peer": (
-        3000,
-        0,
-        "none",
-        (4, 8, 12, 48),
-        ("fcfs", "sjf", "wfp3", "f1", "fair", "fm_code", "fm"),
-    ),
+    "s1": (1000, 200, "paper", (4, 8, 48), (*_SIX, "fm", "f1_asc")),
+    "peer": (3000, 0, "none", (4, 8, 12, 48), (*_SIX, "fm")),
+    "peer4": (3000, 0, "none", (4,), _SIX),
+    "compat4": (3000, 0, "none", (4,), _SIX),
 }
 
 

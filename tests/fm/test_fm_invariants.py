@@ -69,3 +69,12 @@ def test_reference_run_is_strict_fcfs():
     assert run.t_switch is None
     started = sorted((r for r in run.result.jobs if not r.rejected), key=lambda r: r.job.id)
     assert all(a.start <= b.start for a, b in itertools.pairwise(started))
+
+
+def test_baseline_machine_without_pools():
+    jobs = map_trace(synthetic_trace(60, seed=9, span=1500))
+    run = run_fm(jobs, FmMachineSpec(2, 40, 512), "nodes", "fm", warmup=10)
+    _check(run)
+    assert any(r.reservations for r in run.result.jobs)  # the EASY head was reserved
+    done = [r for r in run.result.jobs if not r.rejected]
+    assert all(run.stretched[r.job.id][0] == r.job.extra["d"] for r in done)

@@ -265,11 +265,13 @@ class FmAllocator:
         for booking in self._running.values():
             if at < booking.end <= t:
                 for _, m, gb in booking.chunks:
-                    usage[m] -= gb
+                    if gb:
+                        usage[m] -= gb
         for res in active:
             if res.at <= t < res.end:
                 for _, m, gb in res.chunks:
-                    usage[m] += gb
+                    if gb:
+                        usage[m] += gb
         return usage
 
     def _book(
