@@ -61,7 +61,7 @@ def narrowest_windows(counts: dict[int, int], n: int) -> tuple[int, list[tuple[i
     best = -1
     found: list[tuple[int, int]] = []
     j, units = 0, 0
-    for i, a in enumerate(classes):
+    for a in classes:
         while j < len(classes) and units < n:
             units += counts[classes[j]]
             j += 1
@@ -71,8 +71,7 @@ def narrowest_windows(counts: dict[int, int], n: int) -> tuple[int, list[tuple[i
         if best < 0 or width < best:
             best, found = width, []
         if width == best:
-            hi = a + width
-            found.append((a, sum(counts[c] for c in classes[i:j] if c <= hi)))
+            found.append((a, units))  # the window [a, a + width] is classes[i:j]
         units -= counts[a]
     return best, found
 
