@@ -125,6 +125,11 @@ class MemoryAllocator:
         self.cores = graph.sizes[graph.by_type["core"][0]]
         self._rank = {v: graph.ranks[v] for v in nodes}
         self._node_vertex = {r: v for v, r in self._rank.items()}
+        self._core_vertices = [
+            next(graph.edge_dst[e] for e in graph.out_edges[self._node_vertex[r]]
+                 if graph.types[graph.edge_dst[e]] == "core")
+            for r in range(len(nodes))
+        ]  # fmt: skip
         self._memory_rank: dict[int, int] = {}
         self._memory_of: dict[int, int] = {}
         for v in graph.by_type["memory"]:
@@ -153,6 +158,48 @@ class MemoryAllocator:
         if placed is None and self.kind == "dis":
             placed = self._disaggregated(req, at, duration, now, lenders)
         return placed
+
+    def could_fit(self, req: MemoryRequest, at: int, duration: int) -> bool:
+        """Whether :meth:`allocate` can place ``req`` over the window, from the planners alone.
+
+        The pruning of spec §4.5: each pass's predicates read off the core and memory
+        planners of every node (no walk, nothing booked), so a candidate time that cannot work
+        costs no match. True is necessary for a placement (exact for the default lender rule).
+        """
+        lenders = self.lending_nodes(at, at + duration)
+        plans, cores, capacity = self.graph.schedule.plans, self.cores, self.capacity
+        memory_of, need, mib = self._memory_of, req.nodes, req.mib
+        local = 0
+        whole: list[int] = []
+        for rank, v in enumerate(self._core_vertices):
+            if rank in lenders:
+                continue
+            plan = plans[v]  # cores first: most nodes fail there and skip the memory query
+            if plan is not None and plan.avail_resources_during(at, duration) != cores:
+                continue
+            plan = plans[memory_of[rank]]
+            mem = capacity[rank] if plan is None else plan.avail_resources_during(at, duration)
+            if mem >= mib:
+                local += 1
+                if local >= need:
+                    return True
+            if mem == capacity[rank]:
+                whole.append(rank)
+        if self.kind == "base" or len(whole) < need:
+            return False
+        chosen = sorted(whole, key=lambda r: (-capacity[r], r))[:need]
+        deficit = sum(max(0, mib - capacity[r]) for r in chosen)
+        taken = set(chosen)
+        spare = 0
+        for rank in range(len(capacity)):
+            if rank not in taken:
+                plan = plans[memory_of[rank]]
+                spare += (
+                    capacity[rank] if plan is None else plan.avail_resources_during(at, duration)
+                )
+                if spare >= deficit:
+                    return True
+        return spare >= deficit
 
     def release(self, placement: Placement) -> None:
         """Cancel every span of ``placement``."""

@@ -243,8 +243,11 @@ class DisaggSimulator:
                 n <= req.nodes and m <= req.mib and d <= duration for n, m, d in known
             ):
                 return None
-            self.stats["allocate_calls"] += 1
-            placement = alloc.allocate(req, at=t, duration=duration, now=now)
+            if not alloc.could_fit(req, t, duration):
+                placement = None
+            else:
+                self.stats["allocate_calls"] += 1
+                placement = alloc.allocate(req, at=t, duration=duration, now=now)
             if placement is None:
                 failed.setdefault(t, []).append((req.nodes, req.mib, duration))
             return placement

@@ -84,7 +84,7 @@ def flag_large(hours: Sequence[int], percent: float, seed: int) -> list[bool]:
 
     Indices are shuffled with ``random.Random(seed)`` and added while the sum stays within
     ``X*H + 0.005*H``; a fill further than 1% from ``X`` is redone with ``seed + 1`` (50
-    tries). ``percent = 100`` flags everything.
+    tries). ``percent = 100`` flags everything and ``percent = 0`` nothing.
 
     >>> flag_large([10, 30, 20, 40], 40, seed=1)
     [False, False, False, True]
@@ -92,6 +92,8 @@ def flag_large(hours: Sequence[int], percent: float, seed: int) -> list[bool]:
     n = len(hours)
     if percent >= 100:
         return [True] * n
+    if percent <= 0:  # like X = 100: the 0.5% slack would flag the smallest jobs (R0 needs none)
+        return [False] * n
     total = sum(hours)
     target = percent / 100 * total
     for attempt in range(50):

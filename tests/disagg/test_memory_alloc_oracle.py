@@ -77,3 +77,17 @@ def test_resize_keeps_the_resources_and_moves_the_end():
     assert alloc.allocate(MemoryRequest(4, 1000), at=50, duration=5, now=0) is not None
     alloc.release(q)
     assert alloc.lending_nodes(0, 100) == set()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 7), st.data(), st.sampled_from(["base", "dis"]), OPS)
+def test_could_fit_is_exact(nodes, data, kind, ops):
+    large = data.draw(st.integers(0, nodes))
+    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind)
+    for op in ops:
+        if op[0] != "alloc":
+            continue
+        _, n, m, start, duration = op
+        hint = alloc.could_fit(MemoryRequest(n, m), start, duration)
+        placed = alloc.allocate(MemoryRequest(n, m), at=start, duration=duration, now=0)
+        assert hint == (placed is not None)
