@@ -13,7 +13,7 @@ reproduces the authors' code).
 
 Progress follows Eq. 1: work left (contention-free seconds) drops by ``elapsed * speed``; speeds
 are re-evaluated for the jobs whose interference set changes at a start or an end (§5.1). The
-per-application parameters ship as ``fluxgraph/data/disagg_apps.csv`` (spec §5.5).
+per-application parameters ship as ``fluxgraph/data/models/disagg_apps.csv`` (spec §5.5).
 
 :class:`MemoryContention` is a :class:`~fluxgraph.sched.runtime.RuntimeModel`: it reads a job's
 app from ``job.extra["app_id"]`` and its memory placement from ``RunningJob.held`` (memory
@@ -69,7 +69,7 @@ def load_apps(text: str | None = None) -> Mapping[int, AppProfile]:
     ('hpccg', 0.482)
     """
     if text is None:
-        text = resources.files("fluxgraph").joinpath("data/disagg_apps.csv").read_text("utf-8")
+        text = resources.files("fluxgraph").joinpath("data/models/disagg_apps.csv").read_text("utf-8")
     rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
     apps: dict[int, AppProfile] = {}
     for line, row in enumerate(rows, start=2):
