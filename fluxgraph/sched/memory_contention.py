@@ -69,7 +69,8 @@ def load_apps(text: str | None = None) -> Mapping[int, AppProfile]:
     ('hpccg', 0.482)
     """
     if text is None:
-        text = resources.files("fluxgraph").joinpath("data/models/disagg_apps.csv").read_text("utf-8")
+        table = resources.files("fluxgraph").joinpath("data/models/disagg_apps.csv")
+        text = table.read_text("utf-8")
     rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
     apps: dict[int, AppProfile] = {}
     for line, row in enumerate(rows, start=2):
