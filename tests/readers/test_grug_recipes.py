@@ -30,6 +30,8 @@ SHAPES = {
     "kth-sp2": {"cluster": 1, "node": 100, "core": 100},
     "elcap-tiny": {"cluster": 1, "chassis": 3, "node": 12, "core": 24, "ssd": 12,
                    "nvme_ns": 9, "mgt_ip": 3},
+    "quartz-2418": {"cluster": 1, "rack": 39, "node": 2418, "socket": 2418 * 2,
+                    "core": 2418 * 36},
 }  # fmt: skip
 
 #: The vertex counts the issue states for the four LOD machines.
