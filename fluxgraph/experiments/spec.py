@@ -189,13 +189,12 @@ def _check_numbers(value: Any, where: str) -> None:
         raise ExperimentError(f"{where}: {type(value).__name__} values are not allowed")
 
 
-def _matches(rule: Mapping[str, Any], params: Mapping[str, Any]) -> bool:
-    for key, want in rule.items():
-        have = canonical(params.get(key))
-        options = want if isinstance(want, list) else [want]
-        if have not in {canonical(o) for o in options}:
-            return False
-    return True
+def _compile_rule(rule: Mapping[str, Any]) -> list[tuple[str, frozenset[str]]]:
+    """``rule`` as ``(key, canonical texts of the values it accepts)`` pairs."""
+    return [
+        (key, frozenset(canonical(o) for o in (want if isinstance(want, list) else [want])))
+        for key, want in rule.items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -421,10 +420,23 @@ class Experiment:
         """
         out: list[Cell] = []
         seen: dict[str, dict[str, Any]] = {}
+        texts: dict[int, str] = {}  # canonical text per axis value object (alive in self.axes)
+
+        def text(value: Any) -> str:
+            t = texts.get(id(value))
+            if t is None:
+                t = texts[id(value)] = canonical(value)
+            return t
+
+        def matches(rule: list[tuple[str, frozenset[str]]], point: dict[str, Any]) -> bool:
+            return all(text(point.get(key)) in accepted for key, accepted in rule)
+
+        exclude = [_compile_rule(r) for r in self.exclude]
+        only = [_compile_rule(r) for r in self.only]
         for point in self._points():
-            if any(_matches(r, point) for r in self.exclude):
+            if any(matches(r, point) for r in exclude):
                 continue
-            if self.only and not any(_matches(r, point) for r in self.only):
+            if only and not any(matches(r, point) for r in only):
                 continue
             params = {**self.fixed, **point}
             cid = cell_id(self.kind, params)
