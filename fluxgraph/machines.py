@@ -20,7 +20,14 @@ from fluxgraph.graph import ResourceGraph
 from fluxgraph.readers import load as load_graph
 from fluxgraph.readers import reader
 
-__all__ = ["MachineSpec", "build_machine", "load_machine", "parse_machine_spec", "recipe"]
+__all__ = [
+    "MachineSpec",
+    "build_machine",
+    "grug_document",
+    "load_machine",
+    "parse_machine_spec",
+    "recipe",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,44 +148,54 @@ def recipe(spec: MachineSpec) -> str:
     if spec.memory:
         vertices.append(_vertex("memory", "memory", size=spec.memory, unit="GB"))
         edges.append(_edge("node", "memory", 1, 0))
-    keys = [
-        '<key id="root" for="node" attr.name="root" attr.type="int"><default>0</default></key>',
-        '<key id="type" for="node" attr.name="type" attr.type="string"/>',
-        '<key id="basename" for="node" attr.name="basename" attr.type="string"/>',
-        '<key id="size" for="node" attr.name="size" attr.type="long"><default>1</default></key>',
-        '<key id="unit" for="node" attr.name="unit" attr.type="string"/>',
-        '<key id="subsystem" for="node" attr.name="subsystem" attr.type="string">'
-        "<default>containment</default></key>",
-        '<key id="e_subsystem" for="edge" attr.name="e_subsystem" attr.type="string">'
-        "<default>containment</default></key>",
-        '<key id="relation" for="edge" attr.name="relation" attr.type="string">'
-        "<default>contains</default></key>",
-        '<key id="rrelation" for="edge" attr.name="rrelation" attr.type="string">'
-        "<default>in</default></key>",
-        '<key id="gen_method" for="edge" attr.name="gen_method" attr.type="string">'
-        "<default>MULTIPLY</default></key>",
-        '<key id="multi_scale" for="edge" attr.name="multi_scale" attr.type="int">'
-        "<default>1</default></key>",
-        '<key id="id_scope" for="edge" attr.name="id_scope" attr.type="int">'
-        "<default>0</default></key>",
-        '<key id="id_start" for="edge" attr.name="id_start" attr.type="int">'
-        "<default>0</default></key>",
-        '<key id="id_stride" for="edge" attr.name="id_stride" attr.type="int">'
-        "<default>1</default></key>",
-        '<key id="as_tgt_subsystem" for="edge" attr.name="as_tgt_subsystem" attr.type="string">'
-        "<default>containment</default></key>",
-        '<key id="as_tgt_uplvl" for="edge" attr.name="as_tgt_uplvl" attr.type="int">'
-        "<default>1</default></key>",
-        '<key id="as_src_uplvl" for="edge" attr.name="as_src_uplvl" attr.type="int">'
-        "<default>1</default></key>",
-    ]
+    return grug_document(vertices, edges, comment=f"fluxgraph machine: {spec.name}")
+
+
+#: ``(name, for, type, default)`` of the GRUG keys every generated recipe declares.
+_GRUG_KEYS = (
+    ("root", "node", "int", "0"),
+    ("type", "node", "string", None),
+    ("basename", "node", "string", None),
+    ("size", "node", "long", "1"),
+    ("unit", "node", "string", None),
+    ("subsystem", "node", "string", "containment"),
+    ("e_subsystem", "edge", "string", "containment"),
+    ("relation", "edge", "string", "contains"),
+    ("rrelation", "edge", "string", "in"),
+    ("gen_method", "edge", "string", "MULTIPLY"),
+    ("multi_scale", "edge", "int", "1"),
+    ("id_scope", "edge", "int", "0"),
+    ("id_start", "edge", "int", "0"),
+    ("id_stride", "edge", "int", "1"),
+    ("as_tgt_subsystem", "edge", "string", "containment"),
+    ("as_tgt_uplvl", "edge", "int", "1"),
+    ("as_src_uplvl", "edge", "int", "1"),
+)
+
+
+def _grug_key(name: str, owner: str, kind: str, default: str | None) -> str:
+    head = f'  <key id="{name}" for="{owner}" attr.name="{name}" attr.type="{kind}"'
+    return head + ("/>" if default is None else f"><default>{default}</default></key>")
+
+
+def grug_document(
+    vertices: list[str], edges: list[str], *, graph_id: str = "machine", comment: str = ""
+) -> str:
+    """A GRUG recipe: the standard key declarations, then ``vertices`` and ``edges`` (their
+    ``<node>``/``<edge>`` lines, indented) in a graph named ``graph_id``; every machine
+    builder writes its recipe through this.
+
+    >>> text = grug_document(['    <node id="n"><data key="root">1</data></node>'], [])
+    >>> text.count("<key "), '<graph id="machine"' in text
+    (17, True)
+    """
     return "\n".join(
         [
             '<?xml version="1.0" encoding="UTF-8"?>',
-            f"<!-- fluxgraph machine: {spec.name} -->",
+            *([f"<!-- {comment} -->"] if comment else []),
             '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
-            *("  " + k for k in keys),
-            '  <graph id="machine" edgedefault="directed">',
+            *(_grug_key(*k) for k in _GRUG_KEYS),
+            f'  <graph id="{graph_id}" edgedefault="directed">',
             *vertices,
             *edges,
             "  </graph>",

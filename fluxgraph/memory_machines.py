@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.machines import MachineSpec
-from fluxgraph.machines import recipe as _plain_recipe
+from fluxgraph.machines import grug_document
 from fluxgraph.readers import reader
 
 __all__ = [
@@ -157,17 +156,8 @@ def memory_recipe(spec: MemoryMachineSpec) -> str:
         '</data><data key="e_subsystem">memnet</data><data key="relation">conduit-of</data>'
         '<data key="rrelation">conduit-from</data></edge>'
     )
-    head, _, _ = _plain_recipe(MachineSpec(nodes=1)).partition('  <graph id="machine"')
-    return "\n".join(
-        [
-            head.replace("fluxgraph machine: nodes=1,cores=1", f"fluxgraph memory machine: {spec}"),
-            '  <graph id="memory-machine" edgedefault="directed">',
-            *vertices,
-            *edges,
-            "  </graph>",
-            "</graphml>",
-            "",
-        ]
+    return grug_document(
+        vertices, edges, graph_id="memory-machine", comment=f"fluxgraph memory machine: {spec}"
     )
 
 

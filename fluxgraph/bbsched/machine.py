@@ -32,6 +32,7 @@ from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.machines import grug_document
 from fluxgraph.readers import reader
 
 __all__ = ["RECIPES", "SSD_LARGE", "SSD_SMALL", "BBMachine", "recipe_text"]
@@ -107,32 +108,6 @@ class BBMachine:
         return graph
 
 
-_KEYS = [
-    ("root", "node", "int", "0"),
-    ("type", "node", "string", None),
-    ("basename", "node", "string", None),
-    ("size", "node", "long", "1"),
-    ("unit", "node", "string", None),
-    ("subsystem", "node", "string", "containment"),
-    ("e_subsystem", "edge", "string", "containment"),
-    ("relation", "edge", "string", "contains"),
-    ("rrelation", "edge", "string", "in"),
-    ("gen_method", "edge", "string", "MULTIPLY"),
-    ("multi_scale", "edge", "int", "1"),
-    ("id_scope", "edge", "int", "0"),
-    ("id_start", "edge", "int", "0"),
-    ("id_stride", "edge", "int", "1"),
-    ("as_tgt_subsystem", "edge", "string", "containment"),
-    ("as_tgt_uplvl", "edge", "int", "1"),
-    ("as_src_uplvl", "edge", "int", "1"),
-]
-
-
-def _key(name: str, owner: str, kind: str, default: str | None) -> str:
-    head = f'<key id="{name}" for="{owner}" attr.name="{name}" attr.type="{kind}"'
-    return head + ("/>" if default is None else f"><default>{default}</default></key>")
-
-
 def _vertex(vid: str, kind: str, size: int = 1, unit: str = "", root: bool = False) -> str:
     data = [f'<data key="type">{kind}</data>', f'<data key="basename">{kind}</data>']
     if root:
@@ -177,20 +152,7 @@ def recipe_text(machine: BBMachine) -> str:
     if machine.pool:
         vertices.append(_vertex("bb", "bb", machine.bb_chunk, "GB"))
         edges.append(_edge("cluster", "bb", machine.bb // machine.bb_chunk, 0))
-    return "\n".join(
-        [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            f"<!-- fluxgraph bbsched machine: {machine.name} -->",
-            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
-            *("  " + _key(*k) for k in _KEYS),
-            '  <graph id="machine" edgedefault="directed">',
-            *vertices,
-            *edges,
-            "  </graph>",
-            "</graphml>",
-            "",
-        ]
-    )
+    return grug_document(vertices, edges, comment=f"fluxgraph bbsched machine: {machine.name}")
 
 
 #: Pool sizes of spec §3.4 (calibrated, see :func:`fluxgraph.bbsched.workloads.calibrate_pool`).

@@ -19,29 +19,10 @@ from collections.abc import Sequence
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.machines import grug_document
 from fluxgraph.readers import reader
 
 __all__ = ["build_quartz", "node_classes", "quartz_recipe", "set_classes"]
-
-_KEYS = """\
-  <key id="root" for="node" attr.name="root" attr.type="int"><default>0</default></key>
-  <key id="type" for="node" attr.name="type" attr.type="string"/>
-  <key id="basename" for="node" attr.name="basename" attr.type="string"/>
-  <key id="unit" for="node" attr.name="unit" attr.type="string"/>
-  <key id="size" for="node" attr.name="size" attr.type="long"><default>1</default></key>
-  <key id="subsystem" for="node" attr.name="subsystem" attr.type="string"><default>containment</default></key>
-  <key id="e_subsystem" for="edge" attr.name="e_subsystem" attr.type="string"><default>containment</default></key>
-  <key id="relation" for="edge" attr.name="relation" attr.type="string"><default>contains</default></key>
-  <key id="rrelation" for="edge" attr.name="rrelation" attr.type="string"><default>in</default></key>
-  <key id="id_scope" for="edge" attr.name="id_scope" attr.type="int"><default>0</default></key>
-  <key id="id_start" for="edge" attr.name="id_start" attr.type="int"><default>0</default></key>
-  <key id="id_stride" for="edge" attr.name="id_stride" attr.type="int"><default>1</default></key>
-  <key id="gen_method" for="edge" attr.name="gen_method" attr.type="string"><default>MULTIPLY</default></key>
-  <key id="multi_scale" for="edge" attr.name="multi_scale" attr.type="int"><default>1</default></key>
-  <key id="as_tgt_subsystem" for="edge" attr.name="as_tgt_subsystem" attr.type="string"><default>containment</default></key>
-  <key id="as_tgt_uplvl" for="edge" attr.name="as_tgt_uplvl" attr.type="int"><default>1</default></key>
-  <key id="as_src_uplvl" for="edge" attr.name="as_src_uplvl" attr.type="int"><default>1</default></key>
-"""  # noqa: E501
 
 
 def quartz_recipe(
@@ -91,27 +72,23 @@ def quartz_recipe(
         ]
         shape = f"socket[{sockets}] -> core[{cores_per_socket}]"
 
-    return "\n".join(
-        [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            f"<!-- quartz-like cluster for the variation-aware case study (Fluxion §6.3): "
-            f"cluster[1] -> rack[{racks}] -> node[{nodes_per_rack}] -> {shape}; "
-            f"node ids are global: node0 .. node{nodes - 1} -->",
-            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
-            _KEYS.rstrip("\n"),
-            '  <graph id="quartz" edgedefault="directed">',
-            vertex("cluster", "quartz", root=True),
-            vertex("rack", "rack"),
-            vertex("node", "node"),
-            *leaves,
-            edge("cluster", "rack", racks, 0),
-            edge("rack", "node", nodes_per_rack, 1),
-            *leaf_edges,
-            "  </graph>",
-            "</graphml>",
-            "",
-        ]
+    comment = (
+        f"quartz-like cluster for the variation-aware case study (Fluxion §6.3): "
+        f"cluster[1] -> rack[{racks}] -> node[{nodes_per_rack}] -> {shape}; "
+        f"node ids are global: node0 .. node{nodes - 1}"
     )
+    vertices = [
+        vertex("cluster", "quartz", root=True),
+        vertex("rack", "rack"),
+        vertex("node", "node"),
+        *leaves,
+    ]
+    edges = [
+        edge("cluster", "rack", racks, 0),
+        edge("rack", "node", nodes_per_rack, 1),
+        *leaf_edges,
+    ]
+    return grug_document(vertices, edges, graph_id="quartz", comment=comment)
 
 
 def build_quartz(

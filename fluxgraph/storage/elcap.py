@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.machines import grug_document
 from fluxgraph.readers import reader
 
 __all__ = ["ELCAP", "ELCAP_TINY", "RabbitMachine", "elcap", "elcap_recipe"]
@@ -64,31 +65,6 @@ ELCAP = RabbitMachine()
 ELCAP_TINY = RabbitMachine(
     chassis=3, nodes=4, chunks=4, chunk_gib=100, namespaces=3, cores=(2, 1), gpus=0
 )
-
-_KEYS = (
-    ("root", "node", "int", "0"),
-    ("type", "node", "string", None),
-    ("basename", "node", "string", None),
-    ("size", "node", "long", "1"),
-    ("unit", "node", "string", None),
-    ("subsystem", "node", "string", "containment"),
-    ("e_subsystem", "edge", "string", "containment"),
-    ("relation", "edge", "string", "contains"),
-    ("rrelation", "edge", "string", "in"),
-    ("gen_method", "edge", "string", "MULTIPLY"),
-    ("multi_scale", "edge", "int", "1"),
-    ("id_scope", "edge", "int", "0"),
-    ("id_start", "edge", "int", "0"),
-    ("id_stride", "edge", "int", "1"),
-    ("as_tgt_subsystem", "edge", "string", "containment"),
-    ("as_tgt_uplvl", "edge", "int", "1"),
-    ("as_src_uplvl", "edge", "int", "1"),
-)
-
-
-def _key(name: str, kind: str, atype: str, default: str | None) -> str:
-    head = f'  <key id="{name}" for="{kind}" attr.name="{name}" attr.type="{atype}"'
-    return head + ("/>" if default is None else f"><default>{default}</default></key>")
 
 
 def _vertex(rtype: str, size: int = 1, unit: str = "", root: bool = False) -> str:
@@ -139,24 +115,11 @@ def elcap_recipe(machine: RabbitMachine = ELCAP) -> str:
         vertices.append(_vertex("gpu"))
         edges.insert(3, _edge("node", "gpu", m.gpus, 0))
     comment = (
-        f"<!-- fluxgraph rabbit machine: chassis={m.chassis} nodes={m.nodes} chunks={m.chunks} "
+        f"fluxgraph rabbit machine: chassis={m.chassis} nodes={m.nodes} chunks={m.chunks} "
         f"chunk_gib={m.chunk_gib} namespaces={m.namespaces} cores={pools}x{per_pool} "
-        f"gpus={m.gpus}; {m.vertices} vertices -->"
+        f"gpus={m.gpus}; {m.vertices} vertices"
     )
-    return "\n".join(
-        [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            comment,
-            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
-            *(_key(*k) for k in _KEYS),
-            '  <graph id="elcap" edgedefault="directed">',
-            *vertices,
-            *edges,
-            "  </graph>",
-            "</graphml>",
-            "",
-        ]
-    )
+    return grug_document(vertices, edges, graph_id="elcap", comment=comment)
 
 
 def elcap(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.machines import grug_document
 from fluxgraph.readers import reader
 
 __all__ = [
@@ -111,37 +112,6 @@ def _edge(src: int, dst: int, scale: int) -> str:
     )
 
 
-_KEYS = [
-    '<key id="root" for="node" attr.name="root" attr.type="int"><default>0</default></key>',
-    '<key id="type" for="node" attr.name="type" attr.type="string"/>',
-    '<key id="basename" for="node" attr.name="basename" attr.type="string"/>',
-    '<key id="size" for="node" attr.name="size" attr.type="long"><default>1</default></key>',
-    '<key id="unit" for="node" attr.name="unit" attr.type="string"/>',
-    '<key id="subsystem" for="node" attr.name="subsystem" attr.type="string">'
-    "<default>containment</default></key>",
-    '<key id="e_subsystem" for="edge" attr.name="e_subsystem" attr.type="string">'
-    "<default>containment</default></key>",
-    '<key id="relation" for="edge" attr.name="relation" attr.type="string">'
-    "<default>contains</default></key>",
-    '<key id="rrelation" for="edge" attr.name="rrelation" attr.type="string">'
-    "<default>in</default></key>",
-    '<key id="gen_method" for="edge" attr.name="gen_method" attr.type="string">'
-    "<default>MULTIPLY</default></key>",
-    '<key id="multi_scale" for="edge" attr.name="multi_scale" attr.type="int">'
-    "<default>1</default></key>",
-    '<key id="id_scope" for="edge" attr.name="id_scope" attr.type="int"><default>0</default></key>',
-    '<key id="id_start" for="edge" attr.name="id_start" attr.type="int"><default>0</default></key>',
-    '<key id="id_stride" for="edge" attr.name="id_stride" attr.type="int">'
-    "<default>1</default></key>",
-    '<key id="as_tgt_subsystem" for="edge" attr.name="as_tgt_subsystem" attr.type="string">'
-    "<default>containment</default></key>",
-    '<key id="as_tgt_uplvl" for="edge" attr.name="as_tgt_uplvl" attr.type="int">'
-    "<default>1</default></key>",
-    '<key id="as_src_uplvl" for="edge" attr.name="as_src_uplvl" attr.type="int">'
-    "<default>1</default></key>",
-]
-
-
 def fm_recipe(spec: FmMachineSpec) -> str:
     """The GRUG recipe of spec §2.2 (recipe vertices 0-5; 4-5 omitted without a pool).
 
@@ -161,19 +131,7 @@ def fm_recipe(spec: FmMachineSpec) -> str:
     elif spec.pool_tb:
         vertices.append(_vertex(5, "memory", spec.pool_tb * MEMNODE_GB, unit="GB"))
         edges.append(_edge(1, 5, 1))
-    return "\n".join(
-        [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
-            *("  " + k for k in _KEYS),
-            '  <graph id="fm" edgedefault="directed">',
-            *vertices,
-            *edges,
-            "  </graph>",
-            "</graphml>",
-            "",
-        ]
-    )
+    return grug_document(vertices, edges, graph_id="fm")
 
 
 def build_fm_machine(spec: FmMachineSpec) -> ResourceGraph:
