@@ -141,8 +141,8 @@ class Simulator:
         self._rejected = 0
         self._last = _Pass()
         self._dirty = True
-        self._next_id = 1  # matcher job ids, one per allocate or reservation attempt
-        self._matcher_id: dict[int, int] = {}
+        self._next_id = 1  # booking ids, one per allocate or reservation attempt
+        self._booking: dict[int, int] = {}
         stats = self.stats = {
             "passes": 0,
             "resumed_passes": 0,
@@ -229,7 +229,7 @@ class Simulator:
                 done.append(key)
         for key in sorted(done):
             run = running.pop(key)
-            self.allocator.release(self._matcher_id.pop(key))
+            self.allocator.release(self._booking.pop(key))
             self.stats["cancel"] += 1
             self.runtime.finish(run, now)
             self._records[key].end = now
@@ -400,7 +400,7 @@ class Simulator:
 
     def _start(self, key: int, now: int, alloc: Allocation, mid: int) -> None:
         record = self._records[key]
-        self._matcher_id[key] = mid
+        self._booking[key] = mid
         job = record.job
         nodes = tuple(sorted(alloc.nodes))
         run = RunningJob(key, job, now, nodes, alloc.cores, held=alloc.held)
