@@ -43,6 +43,7 @@ __all__ = [
 #: Study name -> its module.
 STUDIES = {
     "bbsched": "fluxgraph.experiments.studies.bbsched",
+    "disagg": "fluxgraph.experiments.studies.disagg",
     "fm": "fluxgraph.experiments.studies.fm",
     "ioaware": "fluxgraph.experiments.studies.ioaware",
     "lod": "fluxgraph.experiments.studies.lod",
