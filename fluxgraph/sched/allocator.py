@@ -41,6 +41,12 @@ class Allocator(Protocol):
 
     ``jobid`` is the simulator's booking id: unique per :meth:`allocate` call, the key
     :meth:`release` gets back. Bookings hold their resources over ``[at, at + walltime)``.
+
+    Optional hook: an allocator with ``retime(jobid, run)`` is called, after each event time's
+    finishes and after its pass, for every job that started then and every running job the
+    runtime model re-timed (``run`` is the :class:`~fluxgraph.sched.runtime.RunningJob`, its
+    ``end`` already moved), so it can move the booking (a job slowed past its walltime keeps its
+    resources). The simulator first cancels the reservations it still holds.
     """
 
     total_nodes: int

@@ -10,7 +10,9 @@ Semantics (``docs/simulator.md`` works an example):
   at ``now`` for its walltime) starts; else, while the pass may still reserve, it is reserved
   (``allocate_orelse_reserve``); else it is skipped (``fcfs`` stops instead);
 * a running job holds its resources over ``[start, start + walltime)`` and is cancelled when
-  its runtime model says it ends;
+  its runtime model says it ends (at its walltime at the latest, unless ``kill_at_walltime`` is
+  off); the model's re-timings are applied after the finishes (so the pass sees them) and after
+  the pass, and an allocator with a ``retime`` hook is told of every start and re-timing;
 * a job the machine can never run (``satisfiability`` fails) is rejected at submission.
 
 Two shortcuts skip matcher calls whose outcome is already known; both give identical schedules
@@ -82,6 +84,8 @@ class Simulator:
     scheduler : a :class:`~fluxgraph.sched.passes.SchedulingPass` replacing the built-in
         backfilling walk (``queue`` then only names the run in outputs).
     progress : called as ``progress(finished, total, now)`` after each event time.
+    kill_at_walltime : end a job at its walltime if the runtime model runs it longer (Slurm's
+        limit); off, the model's end stands (a model that treats the walltime as an estimate).
 
     Examples
     --------
@@ -106,6 +110,7 @@ class Simulator:
         progress: Callable[[int, int, int], None] | None = None,
         scheduler: SchedulingPass | None = None,
         allocator: Allocator | None = None,
+        kill_at_walltime: bool = True,
     ) -> None:
         self.queue = make_queue_policy(queue) if isinstance(queue, str) else queue
         self.priority = get_priority(priority)
@@ -120,6 +125,8 @@ class Simulator:
                 shape = JobShape(shape, cores_per_node)
             allocator = MatcherAllocator(graph, shape, policy, prune)
         self.allocator = allocator
+        self._retime_hook = getattr(allocator, "retime", None)
+        self.kill_at_walltime = kill_at_walltime
         self.runtime = runtime if runtime is not None else TraceRuntime()
         self.progress = progress
         self.scheduler = scheduler
@@ -154,6 +161,7 @@ class Simulator:
         self._idle_pass = False
         self._idle_wakeups = 0
         self._held: list[int] = []  # a custom pass's reservations, dropped at its next pass
+        self._started_now: list[int] = []  # for the allocator's retime hook
         queue_length: list[tuple[int, int]] = []
         n, i, finished = len(jobs), 0, 0
         wake: int | None = None
@@ -163,6 +171,8 @@ class Simulator:
                 break
             ended = self._finish_due(now)
             finished += ended
+            if ended:
+                self._apply_retimes(now)
             submitted = i
             while i < n and jobs[i].submit == now:
                 self._submit(i, now)
@@ -221,12 +231,12 @@ class Simulator:
         self._sort_keys.clear()
 
     def _finish_due(self, now: int) -> int:
-        ends, running, done = self._ends, self._running, []
+        ends, running, done = self._ends, self._running, set()
         while ends and ends[0][0] <= now:
             end, key = heapq.heappop(ends)
             run = running.get(key)
             if run is not None and run.end == end:
-                done.append(key)
+                done.add(key)  # once: a job re-timed away and back has two entries
         for key in sorted(done):
             run = running.pop(key)
             self.allocator.release(self._booking.pop(key))
@@ -263,14 +273,34 @@ class Simulator:
 
     def _apply_retimes(self, now: int) -> None:
         running = self._running
-        for key, end in self.runtime.retime(now):
+        moved = list(self.runtime.retime(now))
+        for key, end in moved:
             run = running[key]
             limit = run.start + run.job.walltime
-            run.killed = end > limit
-            end = min(max(end, now), limit)
+            run.killed = self.kill_at_walltime and end > limit
+            end = max(end, now) if not run.killed else limit
             if end != run.end:
                 run.end = end
                 heapq.heappush(self._ends, (end, key))
+        hook = self._retime_hook
+        if hook is not None and (moved or self._started_now):
+            self._drop_reservations()
+            told = dict.fromkeys(self._started_now)
+            told.update(dict.fromkeys(key for key, _ in moved))
+            for key in told:
+                hook(self._booking[key], running[key])
+        self._started_now = []
+
+    def _drop_reservations(self) -> None:
+        """Cancel the reservations still held (the next pass would), before the allocator's
+        ``retime`` hook moves running bookings into the time they hold."""
+        for rid in (*self._held, *self._last.reservation):
+            if rid:
+                self.allocator.release(rid)
+                self.stats["cancel"] += 1
+        self._held = []
+        self._last = _Pass()
+        self._dirty = True
 
     # -- one scheduling pass ---------------------------------------------------------------
 
@@ -405,13 +435,15 @@ class Simulator:
         nodes = tuple(sorted(alloc.nodes))
         run = RunningJob(key, job, now, nodes, alloc.cores, held=alloc.held)
         end = self.runtime.start(run, now)
-        run.killed = end > now + job.walltime
-        run.end = min(max(end, now + 1), now + job.walltime)
+        run.killed = self.kill_at_walltime and end > now + job.walltime
+        run.end = now + job.walltime if run.killed else max(end, now + 1)
         self._running[key] = run
         heapq.heappush(self._ends, (run.end, key))
         record.start = now
         record.nodes = nodes
         record.cores = alloc.cores
+        if self._retime_hook is not None:
+            self._started_now.append(key)
 
 
 class _View:

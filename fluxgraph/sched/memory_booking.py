@@ -1,0 +1,170 @@
+"""A-base and A-dis behind the simulator's :class:`~fluxgraph.sched.allocator.Allocator`.
+
+Disaggregated-memory spec §4.2-§4.6 (Zacarias et al. §IV-C, §IV-D). :class:`MemoryBookings`
+books a job as a :class:`~fluxgraph.sched.memory_alloc.MemoryAllocator` placement (compute nodes
+and memory lent through ``memnet``, several matcher bookings), so the disaggregated-memory
+scheduler runs on the shared :class:`~fluxgraph.sched.simulator.Simulator`:
+
+* ``allocate(..., reserve=False)`` places the job now; ``reserve=True`` computes its earliest
+  start (§4.5) over the candidate times ``now`` and the ends of every booking held (running
+  jobs' planned ends, reservations made earlier in the pass) and books it there;
+* ``retime`` (the simulator's optional hook) moves a running job's spans to its planned end
+  ``max(planned_end(key), end)`` (§4.2 step 4), so a job slowed past its requested time keeps
+  its resources;
+* ``check`` is §4.6 (and rejects a requested time below the runtime).
+
+Two shortcuts leave every placement unchanged (the oracle tests compare with a plain scheduler):
+
+* while bookings are only added (no release, no re-timing) the planners only fill up, so a
+  request that failed at time ``t`` makes every request at least as large (nodes, memory and
+  duration) fail at ``t`` (A-dis is monotone in all three under the default lender rule);
+* a reservation is remembered with the state it was made in (running bookings and the
+  reservations held before it); met again in that state, the job is booked at the same time
+  without a search. The state is the same only if nothing started, ended or moved, so every
+  running booking still ends after the new ``now`` and no earlier candidate can fit.
+
+>>> from fluxgraph.memory_machines import build_memory_machine
+>>> from fluxgraph.workload import Job
+>>> bookings = MemoryBookings(MemoryAllocator(build_memory_machine(2, 0), "dis"))
+>>> job = Job(1, 0, 50, 100, nodes=1, extra={"mem_mib": 40000})
+>>> bookings.allocate(job, 1, now=0, reserve=False).nodes   # 7232 MiB lent by node 1
+(0,)
+>>> bookings.allocate(Job(2, 0, 10, 10, nodes=1, extra={"mem_mib": 1}), 2, 0, True).at
+100
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.sched.allocator import Allocation
+from fluxgraph.sched.memory_alloc import MemoryAllocator, MemoryRequest, Placement
+from fluxgraph.sched.runtime import RunningJob
+from fluxgraph.workload import Job
+
+__all__ = ["MemoryBookings", "request_of"]
+
+
+def request_of(job: Job) -> MemoryRequest:
+    """The allocator's request of ``job`` (``nodes`` and ``extra["mem_mib"]``).
+
+    >>> request_of(Job(1, 0, 5, 5, nodes=2, extra={"mem_mib": 1024}))
+    MemoryRequest(nodes=2, mib=1024)
+    """
+    extra = job.extra or {}
+    if "mem_mib" not in extra or job.nodes < 1:
+        raise SimulationError(f"job {job.id}: needs nodes >= 1 and extra['mem_mib']")
+    return MemoryRequest(job.nodes, int(extra["mem_mib"]))
+
+
+class MemoryBookings:
+    """:class:`MemoryAllocator` placements as simulator bookings (see the module docstring).
+
+    Parameters
+    ----------
+    alloc : the A-base or A-dis allocator (owns the machine graph's scheduling state).
+    planned_end : ``planned_end(key)`` of a running job (the simulator's key), the end its
+        spans must reach; ``None``: spans stay ``[start, start + requested)``.
+
+    Attributes
+    ----------
+    placements : the placement of every job started, by the simulator's key.
+    stats : ``allocate_calls`` (matcher placements tried) and ``resizes`` (spans moved).
+    """
+
+    def __init__(
+        self, alloc: MemoryAllocator, planned_end: Callable[[int], int] | None = None
+    ) -> None:
+        self.alloc = alloc
+        self.planned_end = planned_end
+        self.total_nodes = len(alloc.capacity)
+        self.total_cores = self.total_nodes * alloc.cores
+        self.placements: dict[int, Placement] = {}
+        self.stats = {"allocate_calls": 0, "resizes": 0}
+        self._booked: dict[int, Placement] = {}  # booking id -> placement (runs, reservations)
+        self._reserved: dict[int, int] = {}  # booking id -> job id, reservations in order
+        self._version = 0  # bumped when a job starts, ends or moves
+        self._failed: dict[int, list[tuple[int, int, int]]] = {}  # t -> (nodes, mib, duration)
+        self._memo: dict[int, tuple[int, tuple]] = {}  # job id -> (start, state it was made in)
+        self._monotone = alloc.lender_mode == "greedy"
+
+    # -- the Allocator protocol ------------------------------------------------------------
+
+    def check(self, job: Job) -> str:
+        if job.walltime < job.runtime:
+            return f"invalid job: runtime {job.runtime}, requested {job.walltime}"
+        return self.alloc.never_fits(request_of(job))
+
+    def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
+        req = request_of(job)
+        duration = job.walltime
+        placement = None
+        if reserve:
+            state = self._state()
+            memo = self._memo.get(job.id)
+            if memo is not None and memo[1] == state and memo[0] > now:
+                placement = self.alloc.allocate(req, at=memo[0], duration=duration, now=now)
+            if placement is None:
+                placement = self._earliest(req, duration, now)
+            if placement is not None and placement.start > now:
+                self._memo[job.id] = (placement.start, state)
+                self._reserved[jobid] = job.id
+        else:
+            placement = self._attempt(req, now, duration, now)
+        if placement is None:
+            return None
+        if placement.start == now:
+            self._version += 1
+        self._booked[jobid] = placement
+        cores = len(placement.nodes) * self.alloc.cores
+        return Allocation(placement.start, placement.nodes, cores, self.alloc.held(placement))
+
+    def release(self, jobid: int) -> None:
+        self.alloc.release(self._booked.pop(jobid))
+        self._failed.clear()
+        if self._reserved.pop(jobid, None) is None:
+            self._version += 1
+
+    def family(self, job: Job) -> None:
+        return None  # the failure shortcut above is per time, not per walltime
+
+    def retime(self, jobid: int, run: RunningJob) -> None:
+        """Record a started job's placement; move its spans to its planned end (§4.2 step 4)."""
+        placement = self._booked[jobid]
+        self.placements.setdefault(run.key, placement)
+        self._version += 1
+        if self.planned_end is None:
+            return
+        end = max(self.planned_end(run.key), run.end)
+        if end != placement.end:
+            self._booked[jobid] = self.alloc.resize(placement, end)
+            self.stats["resizes"] += 1
+            self._failed.clear()
+
+    # -- placement searches ------------------------------------------------------------------
+
+    def _state(self) -> tuple:
+        return (self._version, *self._reserved.values())
+
+    def _earliest(self, req: MemoryRequest, duration: int, now: int) -> Placement | None:
+        """Book ``req`` at its earliest candidate start (§4.5), or None if none fits."""
+        for t in sorted({now, *(p.end for p in self._booked.values() if p.end > now)}):
+            placement = self._attempt(req, t, duration, now)
+            if placement is not None:
+                return placement
+        return None
+
+    def _attempt(self, req: MemoryRequest, t: int, duration: int, now: int) -> Placement | None:
+        known = self._failed.get(t, ())
+        if self._monotone and any(
+            n <= req.nodes and m <= req.mib and d <= duration for n, m, d in known
+        ):
+            return None
+        placement = None
+        if self.alloc.could_fit(req, t, duration):
+            self.stats["allocate_calls"] += 1
+            placement = self.alloc.allocate(req, at=t, duration=duration, now=now)
+        if placement is None:
+            self._failed.setdefault(t, []).append((req.nodes, req.mib, duration))
+        return placement
