@@ -38,7 +38,7 @@ import numpy as np
 from fluxgraph.bbsched.moo import Member, Window, nondominated
 from fluxgraph.errors import SimulationError
 
-__all__ = ["GAParams", "ga_front"]
+__all__ = ["GAParams", "crossover", "ga_front", "survivors"]
 
 VARIANTS = ("paper", "cqsim")
 
@@ -140,6 +140,43 @@ def _flip_genes(children: list[int], k: int, rate: float, rng: random.Random) ->
         children[pos // k] ^= 1 << (pos % k)
 
 
+def crossover(p1: int, p2: int, cut: int, k: int) -> list[int]:
+    """One-point crossover of two ``k``-gene masks at ``cut`` (spec §4.5 step 2b): child 1 has
+    genes ``0..cut-1`` of ``p1`` and ``cut..k-1`` of ``p2``, child 2 the reverse.
+
+    >>> [format(c, "05b") for c in crossover(0b11100, 0b00011, 2, 5)]
+    ['11011', '00100']
+    """
+    low = (1 << (k - cut)) - 1  # genes cut..k-1
+    high = ((1 << k) - 1) ^ low
+    return [(p1 & high) | (p2 & low), (p2 & high) | (p1 & low)]
+
+
+def survivors(
+    pool: list[int],
+    ages: list[int],
+    front: list[bool],
+    size: int,
+    rng: random.Random | None = None,
+) -> list[int]:
+    """Indices of ``pool`` that survive (spec §4.5 step 2e): Set1 = the ``front`` members; if
+    there are at least ``size``, the ``size`` youngest of them, else all of Set1 plus the
+    youngest of the rest (age ties to the front-most mask). With ``rng`` (the ``cqsim``
+    variant) an oversized Set1 is truncated at random instead.
+
+    >>> survivors([8, 4, 2, 1], [3, 0, 1, 0], [True, True, False, False], 3)
+    [0, 1, 3]
+    >>> survivors([8, 4, 2, 1], [3, 0, 1, 0], [True, True, True, False], 2)
+    [1, 2]
+    """
+    set1 = [i for i in range(len(pool)) if front[i]]
+    youngest = lambda i: (ages[i], -pool[i])  # noqa: E731
+    if len(set1) >= size:
+        return rng.sample(set1, size) if rng is not None else sorted(set1, key=youngest)[:size]
+    rest = sorted((i for i in range(len(pool)) if not front[i]), key=youngest)
+    return set1 + rest[: size - len(set1)]
+
+
 def ga_front(
     window: Window,
     rng: random.Random,
@@ -164,7 +201,6 @@ def ga_front(
     cache.fill(pop)
     ages = [0] * len(pop)
     ok, vec = cache.ok, cache.vec
-    full = (1 << k) - 1
     draw = rng.random
     for _ in range(gens):
         keys = [draw() for _ in pop]  # a random order (one draw per member)
@@ -172,10 +208,7 @@ def ga_front(
         children: list[int] = []
         for j in range(0, len(order) - 1, 2):
             p1, p2 = pop[order[j]], pop[order[j + 1]]
-            cut = k // 2 if cqsim else 1 + int(draw() * (k - 1))
-            low = (1 << (k - cut)) - 1  # genes cut..k-1
-            high = full ^ low
-            children += [(p1 & high) | (p2 & low), (p2 & high) | (p1 & low)]
+            children += crossover(p1, p2, k // 2 if cqsim else 1 + int(draw() * (k - 1)), k)
         if cqsim:
             pool_size = len(pop) + len(children)
             for _ in range(int(0.05 * pool_size)):
@@ -194,18 +227,7 @@ def ga_front(
         pool = pop + kept
         pool_ages = ages + [0] * len(kept)
         front = _front_flags([vec[m] for m in pool])
-        set1 = [i for i in range(len(pool)) if front[i]]
-        if len(set1) >= size:
-            if cqsim:
-                chosen = rng.sample(set1, size)
-            else:
-                chosen = sorted(set1, key=lambda i: (pool_ages[i], -pool[i]))[:size]
-        else:
-            rest = sorted(
-                (i for i in range(len(pool)) if not front[i]),
-                key=lambda i: (pool_ages[i], -pool[i]),
-            )
-            chosen = set1 + rest[: size - len(set1)]
+        chosen = survivors(pool, pool_ages, front, size, rng if cqsim else None)
         pop = [pool[i] for i in chosen]
         ages = [pool_ages[i] + 1 for i in chosen]
     front = _front_flags([vec[m] for m in pop])

@@ -17,8 +17,10 @@ Every start is one matcher call on the machine graph (:class:`~fluxgraph.sched.p
 SchedulingView`), so the graph decides feasibility; the free aggregates ``F_N``, ``F_B``,
 ``F_128``, ``F_256`` the optimisers see are read off the running jobs' allocations, and a
 selection the graph refuses is an error (with ``verify``, each selected set is also checked
-with ``view.fits`` before it starts). The aggregates only ever skip a matcher call whose failure
-they prove (a job larger than what is free now).
+with ``view.fits`` before it starts). The aggregates only skip matcher calls whose outcome they
+prove (a job larger than what is free now or than what the reservation leaves at its start; a
+reservation no later job needs); ``shortcuts=False`` is the plain walk, one matcher call per job,
+and the tests check both give the same schedule.
 
 >>> from fluxgraph.bbsched.machine import BBMachine
 >>> from fluxgraph.bbsched.methods import make_method
@@ -236,15 +238,24 @@ class WindowPass:
     def _easy(
         self, view: SchedulingView, now: int, order: list[int], free: list[int], known: int
     ) -> tuple[set[int], int | None]:
-        """Step 3, EASY: returns (started keys, the reserved key). The reservation is made
-        lazily, when a later job passes the aggregate check and needs the matcher."""
+        """Step 3, EASY: returns (started keys, the reserved key).
+
+        With ``shortcuts`` the matcher is asked only where the aggregates do not settle the
+        answer (see :meth:`_shadow`): the reservation is booked lazily, before the first later
+        job that would run past the shadow time; a later job that ends by the shadow time
+        starts without it (the reservation cannot touch its span), and one that runs past it
+        is skipped when the nodes or BB spare at the shadow time cannot hold it."""
+        if not self.shortcuts:
+            return self._plain_easy(view, now, order, free)
         started: set[int] = set()
         reserved: int | None = None
         made = False
+        shadow: list[int] | None = None  # [time, spare nodes, spare BB] of the reservation
         failed: list[tuple[int, int, int, int]] = []
         for index, key in enumerate(order):
             need = self._need(view, key)
             if reserved is None:
+                at = None
                 if index >= known and self._fits(need, free):
                     at = view.reserve(key)
                     if at == now:
@@ -252,6 +263,7 @@ class WindowPass:
                         started.add(key)
                         continue
                     made = at is not None
+                shadow = self._shadow(view, now, need, free, at)
                 reserved = key
                 continue
             if index < known or not self._fits(need, free):
@@ -262,15 +274,80 @@ class WindowPass:
                 for n, b, s, w in failed
             ):
                 continue
-            if not made:
-                view.reserve(reserved)
+            past = shadow is None or now + wall > shadow[0]
+            if past and shadow is not None and (need[0] > shadow[1] or need[1] > shadow[2]):
+                continue
+            if past and not made:
+                at = view.reserve(reserved)
+                if shadow is not None and at != shadow[0]:
+                    raise SimulationError(
+                        f"at {now}: the matcher reserves job key {reserved} at {at}, "
+                        f"the aggregates at {shadow[0]}"
+                    )
                 made = True
             if view.start(key):
                 self._take(view, key, free)
                 started.add(key)
+                if past and shadow is not None:
+                    shadow[1] -= need[0]
+                    shadow[2] -= need[1]
             else:
                 failed.append((*need, wall))
         return started, reserved
+
+    def _plain_easy(
+        self, view: SchedulingView, now: int, order: list[int], free: list[int]
+    ) -> tuple[set[int], int | None]:
+        """EASY with one matcher call per job (the reference the shortcuts are tested on)."""
+        started: set[int] = set()
+        reserved: int | None = None
+        for key in order:
+            if reserved is None:
+                if view.reserve(key) == now:
+                    self._take(view, key, free)
+                    started.add(key)
+                else:
+                    reserved = key
+            elif view.start(key):
+                self._take(view, key, free)
+                started.add(key)
+        return started, reserved
+
+    def _shadow(
+        self,
+        view: SchedulingView,
+        now: int,
+        need: tuple[int, int, int],
+        free: list[int],
+        at: int | None,
+    ) -> list[int] | None:
+        """``[T, spare nodes, spare BB]``: the earliest time ``T`` the blocked job ``need``
+        fits, and what is left at ``T`` beside it; ``None`` on SSD machines (node classes).
+
+        Every booking starts at or before ``now`` and holds its nodes and chunks until its
+        walltime ends, so from ``now`` on free capacity only grows: ``T`` is the first planned
+        end at which the free aggregates hold the job, and identical nodes make that the
+        matcher's earliest start too (a disagreement is an error). The spare at ``T`` bounds
+        what a job running past ``T`` may take (a necessary condition, placement decides)."""
+        if self.machine.ssd:
+            return None
+        ends = sorted(
+            (run.start + run.job.walltime, len(run.nodes), self._need(view, run.key)[1])
+            for run in view.running().values()
+        )
+        nodes, bb = free[0], free[1]
+        when = now
+        for end, n, b in ends:
+            if end > when and nodes >= need[0] and bb >= need[1]:
+                break
+            nodes, bb, when = nodes + n, bb + b, end
+        if nodes < need[0] or bb < need[1] or when == now:
+            return None
+        if at is not None and at != when:
+            raise SimulationError(
+                f"at {now}: the matcher reserves at {at}, the aggregates at {when}"
+            )
+        return [when, nodes - need[0], bb - need[1]]
 
     def _window_stage(
         self, view: SchedulingView, queue: list[int], free: list[int]

@@ -7,14 +7,15 @@ import itertools
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.bbsched.decision import decide
-from fluxgraph.bbsched.ga import ga_front
+from fluxgraph.bbsched.ga import _front_flags, crossover, ga_front, survivors
 from fluxgraph.bbsched.knapsack import best_linear
 from fluxgraph.bbsched.methods import METHODS, make_method
-from fluxgraph.bbsched.moo import Window
+from fluxgraph.bbsched.moo import Window, nondominated
 from fluxgraph.bbsched.oracle import exact_front, generational_distance
 from fluxgraph.bbsched.probes import random_window
 
@@ -102,21 +103,83 @@ def test_ga_front_is_feasible_and_never_beats_the_oracle(seed, k, ssd):
         assert any(all(a >= b for a, b in zip(e, vec, strict=True)) for e in exact)
 
 
-def test_ga_agrees_with_the_oracle_on_seeded_windows():
-    """Spec §8 smoke windows (30, k = 12, P = 20): decision agreement >= 90% at G = 500.
-
-    The paper's p_m = 0.0005 reaches about 50% and G = 200 about 75% (the study reports both,
-    E1b); this checks the GA machinery with p_m = 0.05 per gene."""
+def _agreement(generations: int, variant: str, mutation: float = 0.0005) -> int:
+    """Windows of the spec §8 smoke check (30, k = 12, exact_below = 0, P = 20) on which the
+    decision rule picks the same vector from the GA front as from the exact front."""
     agree = 0
+    for index in range(30):
+        w = random_window(random.Random(index), 12)
+        found = ga_front(w, random.Random(1), generations, 20, mutation, variant)
+        agree += decide(exact_front(w), N, B)[1] == decide(found, N, B)[1]
+    return agree
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="spec §8 smoke oracle check: at G = 200, P = 20 the paper's p_m = 0.0005 agrees on "
+    "10/30 windows and the cqsim variant (the spec's fallback) on 19/30; reported in "
+    "docs/bbsched.md",
+)
+def test_spec_smoke_oracle_agreement():
+    """Spec §8 smoke: decision agreement >= 90% (27/30); if the paper's GA fails, the spec's
+    rerun with ``ga_variant="cqsim"``. Strict: passing means the report must change."""
+    assert max(_agreement(200, "paper"), _agreement(200, "cqsim")) >= 27
+
+
+def test_ga_reaches_the_oracle_with_more_mutation():
+    """Not a spec criterion: the same GA with p_m = 0.05 per gene (G = 500) agrees with the
+    oracle on >= 90% of the smoke windows with mean GD <= 0.02, so what limits the paper's
+    setting is its mutation rate, not the operators."""
+    assert _agreement(500, "paper", mutation=0.05) >= 27
     gds = []
-    for seed in range(30):
-        w = _random_window(random.Random(seed), 12)
-        exact = exact_front(w)
-        found = ga_front(w, random.Random(1000 + seed), generations=500, mutation=0.05)
-        agree += decide(exact, N, B)[1] == decide(found, N, B)[1]
-        gds.append(generational_distance(found, exact, w))
-    assert agree >= 27
+    for index in range(30):
+        w = random_window(random.Random(index), 12)
+        found = ga_front(w, random.Random(1), 500, 20, 0.05)
+        gds.append(generational_distance(found, exact_front(w), w))
     assert sum(gds) / len(gds) <= 0.02
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12))
+def test_two_objective_front_sweep_equals_pairwise_dominance(vectors):
+    assert _front_flags(vectors) == nondominated(np.array(vectors)).tolist()
+
+
+def test_crossover_swaps_the_tails_at_the_cut():
+    k = 6
+    for cut in range(1, k):
+        a, b = crossover(0b111111, 0, cut, k)
+        assert format(a, "06b") == "1" * cut + "0" * (k - cut)
+        assert format(b, "06b") == "0" * cut + "1" * (k - cut)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 63), st.integers(0, 3), st.booleans()),
+        min_size=1,
+        max_size=12,
+        unique_by=lambda t: t[0],
+    ),
+    st.integers(2, 6),
+)
+def test_survivors_follow_spec_step_2e(members, size):
+    pool = [m for m, _, _ in members]
+    ages = [a for _, a, _ in members]
+    front = [f for _, _, f in members]
+    kept = survivors(pool, ages, front, size)
+    set1 = [i for i, f in enumerate(front) if f]
+    assert len(kept) == min(size, len(pool)) and len(set(kept)) == len(kept)
+    if len(set1) >= size:  # only Set1, and nobody left out is younger (or as young, front-most)
+        assert set(kept) <= set(set1)
+        dropped = set(set1) - set(kept)
+    else:  # all of Set1, then the youngest of the rest
+        assert set(set1) <= set(kept)
+        dropped = set(range(len(pool))) - set(kept)
+    for i in kept:
+        if not front[i] or len(set1) >= size:
+            for j in dropped:
+                assert (ages[i], -pool[i]) < (ages[j], -pool[j])
 
 
 def test_ga_is_deterministic_per_seed_and_cqsim_variant_runs():
