@@ -187,10 +187,25 @@ class Selector:
                 self._sorted_keys.extend([None] * grow)
             g = self.graph
             w, uq, dst = self.e_weight, g.uniq_ids, g.edge_dst  # (_edge_key, inlined)
-            keys = sorted([((-w[e], -uq[dst[e]]), e) for e in g.out_edges[u]])
+            out = g.out_edges[u]
+            w0 = w[out[0]] if out else 0
+            targets = [uq[dst[e]] for e in out]
+            if all(w[e] == w0 for e in out) and all(map(int.__lt__, targets, targets[1:])):
+                # the usual first use: equal weights, targets in creation order (edge ids
+                # ascend along the list); the keys are built when an edge is first re-keyed
+                lst = self._sorted_out[u] = out[::-1]
+                return lst
+            keys = sorted([((-w[e], -uq[dst[e]]), e) for e in out])
             self._sorted_keys[u] = [k for k, _ in keys]
             lst = self._sorted_out[u] = [e for _, e in keys]
         return lst
+
+    def _sorted_keys_of(self, u: int) -> list[tuple[int, int]]:
+        """The ascending keys of ``u``'s sorted out-edges (built on first use)."""
+        keys = self._sorted_keys[u]
+        if keys is None:
+            keys = self._sorted_keys[u] = [self._edge_key(e) for e in self._sorted_out[u]]
+        return keys
 
     def _edge_key(self, e: int) -> tuple[int, int]:
         return (-self.e_weight[e], -self.graph.uniq_ids[self.graph.edge_dst[e]])
@@ -201,7 +216,7 @@ class Selector:
         if lst is None:
             self.e_weight[e] = weight
             return
-        keys = self._sorted_keys[u]
+        keys = self._sorted_keys_of(u)
         old = self._edge_key(e)
         i = bisect_left(keys, old)
         while lst[i] != e:  # equal keys cannot happen (uniq ids differ), but be safe
@@ -319,6 +334,86 @@ class Selector:
             if r.type == utype and r.label:
                 # a new selection's label replaces whatever an earlier one left (matching §6.8)
                 g.schedule.ephemeral[u] = {"label": r.label}
+        self.postorder += 1
+        return 1 if x_in else 0
+
+    def visit_leaf(
+        self,
+        meta: JobMeta,
+        u: int,
+        utype: str,
+        requests: list[Request],
+        pristine: bool,
+        excl: bool,
+        to_parent: ScoringObject,
+    ) -> int | None:
+        """:meth:`dom_dfv` of a vertex without out-edges, inlined for the explore loops;
+        ``None`` where the request list asks for slots (the caller then visits normally).
+
+        A leaf explores nothing, so its visit is its classification, its pruning and its
+        policy's score of an empty scoring object: the same checks in the same order, the same
+        errno, counters, colours and parent update as the full visit.
+        """
+        matched = None
+        x_in = excl
+        for r in requests:
+            rtype = r.type
+            if rtype == "slot":
+                return None
+            if rtype == utype:
+                if matched is not None:
+                    self.preorder += 1
+                    self.errno = EBUSY
+                    return -1
+                for c in r.with_:
+                    if c.type == "slot":
+                        return None
+                matched = r
+                if r.exclusive is True:
+                    x_in = True
+        self.preorder += 1
+        if matched is None and not pristine:
+            self.errno = EBUSY
+            return -1
+        g = self.graph
+        if meta.alloc_type != SATISFIABILITY and g.status[u] != STATUS_UP:
+            self.errno = EBUSY
+            return -1
+        if (
+            meta.constraint is not None
+            and utype in _CONSTRAINED_TYPES
+            and not meta.constraint.matches(g.vertex(u))
+        ):
+            self.errno = EBUSY
+            return -1
+        p = g.schedule.plans[u]
+        a = self.pruned_avail = (
+            g.sizes[u] if p is None else p.avail_resources_during(meta.at, meta.duration)
+        )
+        if a == 0:
+            self.errno = EBUSY
+            return -1
+        if matched is not None:
+            if (x_in or matched.exclusive is True) and self.by_excl(meta, u, x_in, matched) < 0:
+                return -1
+            if matched.user_data and self.by_subplan(meta, self.dom, u, matched) < 0:
+                return -1
+        policy = self.policy
+        if policy.dom_discover_vtx(g, u) != 0:
+            return -1
+        colors = self.colors
+        marks = colors.marks[self.dom]
+        marks[u] = colors.base + 2
+        dfu = ScoringObject()
+        if policy.dom_finish_vtx(g, self.dom, u, requests, dfu) != 0:
+            self.errno = EBUSY
+            return -1
+        if (dfu.evals or dfu.hier_constrain_now) and self.resolve(dfu, to_parent) != 0:
+            return -1
+        to_parent.avail = a
+        to_parent.overall_score = dfu.overall_score
+        if matched is not None and matched.label:
+            g.schedule.ephemeral[u] = {"label": matched.label}
         self.postorder += 1
         return 1 if x_in else 0
 
@@ -497,6 +592,7 @@ class Selector:
         plans = g.schedule.plans
         at, d = meta.at, meta.duration
         fast_fail = self._plain_visit()
+        out_edges = g.out_edges
         for e in g.child_edges(s)[u]:
             tgt = dst[e]
             if marks is not None and marks[tgt] > base:
@@ -511,7 +607,11 @@ class Selector:
                     self.preorder += 1  # (see _explore_dynamic)
                     self.errno = EBUSY
                     continue
-                xc = visit(meta, tgt, requests, pristine, x, dfu)
+                xc = None
+                if fast_fail and not out_edges[tgt]:
+                    xc = self.visit_leaf(meta, tgt, types[tgt], requests, pristine, x, dfu)
+                if xc is None:
+                    xc = visit(meta, tgt, requests, pristine, x, dfu)
             if xc < 0:
                 continue
             c = dfu.avail
@@ -531,7 +631,7 @@ class Selector:
         """``explore`` for the ``first`` policies: children in learned order until every
         requested type is saturated (§6.10.2)."""
         g = self.graph
-        types, dst, esub = g.types, g.edge_dst, g.edge_subsystem
+        types, dst, esub, out_edges = g.types, g.edge_dst, g.edge_subsystem, g.out_edges
         region_filter = self.region_filter
         if region_filter is not None:
             members, allowed = region_filter
@@ -567,7 +667,11 @@ class Selector:
                     self.preorder += 1
                     self.errno = EBUSY
                     continue
-                xc = visit(meta, tgt, requests, pristine, x, dfu)
+                xc = None
+                if fast_fail and not out_edges[tgt]:
+                    xc = self.visit_leaf(meta, tgt, ttype, requests, pristine, x, dfu)
+                if xc is None:
+                    xc = visit(meta, tgt, requests, pristine, x, dfu)
             if xc < 0:
                 continue
             c = dfu.avail

@@ -124,8 +124,15 @@ class SmallPlanner:
         return worst
 
     def add_span(self, start: int, duration: int, request: int) -> int:
+        spans = self._spans
+        if not spans and self._big is None:  # the usual case: the vertex's first job
+            end = start + duration
+            if start >= 0 and duration >= 1 and end <= INT64_MAX and 0 <= request <= self._total:
+                self._counter = sid = self._counter + 1
+                spans[sid] = (start, end, request)
+                return sid
         big = self._big
-        if big is not None or len(self._spans) >= SMALL_SPANS:
+        if big is not None or len(spans) >= SMALL_SPANS:
             return (big or self._promote()).add_span(start, duration, request)
         end = start + duration
         if end > INT64_MAX:

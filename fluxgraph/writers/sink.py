@@ -10,7 +10,7 @@ graph itself. ``level`` is 1 for the dominant root, 2 for its children, and so o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from fluxgraph.graph import ResourceGraph
@@ -51,9 +51,12 @@ class MatchWriter:
         """Record a job attribute such as ``queue`` (ignored by default)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SelectedVertex:
-    """One vertex of a selection: its id, name, type, units taken and exclusivity."""
+class SelectedVertex(NamedTuple):
+    """One vertex of a selection: its id, name, type, units taken and exclusivity.
+
+    (A named tuple: one is made for every vertex of every match, and building a tuple is
+    several times cheaper than a frozen dataclass.)
+    """
 
     vid: int
     name: str
