@@ -29,9 +29,9 @@ EPS = 1e-9
 class OraclePass:
     """S0/S1/S2/S2n by brute force (see the module docstring)."""
 
-    def __init__(self, name, nodes, estimator, fs, r_limit, admit="half"):
+    def __init__(self, name, nodes, estimator, fs, r_limit, admit="half", most=None, timer=0):
         self.name, self.nodes, self.est, self.fs = name, nodes, estimator, fs
-        self.r_limit, self.admit = r_limit, admit
+        self.r_limit, self.admit, self.most, self.timer = r_limit, admit, most, timer
 
     def next_wakeup(self, now):
         return None
@@ -40,6 +40,8 @@ class OraclePass:
         return self.est.estimate(job.extra["kind"], job.walltime)
 
     def schedule(self, view, now):
+        if self.timer and now % self.timer:
+            return  # periodic-only cycles (D5)
         running = list(view.running().values())
         queue = [view.job(k) for k in view.queue()]
         keys = view.queue()
@@ -118,6 +120,7 @@ class OraclePass:
                 t = t_pool
 
         free = self.nodes - len(running)
+        reserved = 0  # Alg. 1's BackfillCount
         for key, job in zip(keys, queue, strict=True):
             if free <= 0:
                 break
@@ -146,6 +149,10 @@ class OraclePass:
             if t == now:
                 assert view.start(key)
                 free -= 1
+            elif self.most is not None:
+                if reserved >= self.most:
+                    continue  # Alg. 1 lines 10-11: skipped, not reserved
+                reserved += 1
             for x in range(t - now, t - now + job.walltime):
                 nt[x] += 1
                 lt[x] += u
@@ -203,17 +210,20 @@ jobs_strategy = st.lists(
     pretrained=st.booleans(),
     admit=st.sampled_from(["half", "before", "after"]),
     period=st.sampled_from([7, 30]),
+    most=st.sampled_from([None, None, 0, 1, 3]),
+    timer_only=st.booleans(),
 )
 def test_passes_match_the_brute_force_oracle(
-    specs, name, nodes, r_limit, pretrained, admit, period
+    specs, name, nodes, r_limit, pretrained, admit, period, most, timer_only
 ):
     jobs = Workload.of(make_job(i, *spec) for i, spec in enumerate(specs))
+    timer = period if timer_only else 0
 
     def real(n, est, fs, lim):
-        return make_scheduler(name, n, est, fs, lim, admit)
+        return make_scheduler(name, n, est, fs, lim, admit, most, timer)
 
     def oracle(n, est, fs, lim):
-        return OraclePass(name, n, est, fs, lim, admit)
+        return OraclePass(name, n, est, fs, lim, admit, most, timer)
 
     args = (nodes, r_limit, pretrained, period)
     assert simulate(jobs, real, *args) == simulate(jobs, oracle, *args)

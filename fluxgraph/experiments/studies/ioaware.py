@@ -107,6 +107,8 @@ def run_cell(params: dict[str, Any]) -> IORun:
         period=int(params.get("period", 30)),
         admit=str(params.get("admit", "half")),
         sleep_s=float(params.get("sleep_s", 60)),
+        backfill_max=int(params["backfill_max"]) if "backfill_max" in params else None,
+        cycles=str(params.get("cycles", "both")),
     )
 
 
@@ -178,6 +180,8 @@ KIND = Kind(
         "nodes": {"type": "integer", "minimum": 1},
         "period": {"type": "integer", "minimum": 0},
         "admit": {"enum": ["half", "before", "after"]},
+        "backfill_max": {"type": "integer", "minimum": 0},
+        "cycles": {"enum": ["both", "timer"]},
     },
     required=("experiment", "workload", "scheduler", "r_limit"),
 )

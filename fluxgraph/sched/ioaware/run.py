@@ -35,7 +35,10 @@ from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Workload
 
-__all__ = ["SCHEDULERS", "IORun", "isolated", "make_scheduler", "pretrain", "run_io"]
+__all__ = ["CYCLES", "SCHEDULERS", "IORun", "isolated", "make_scheduler", "pretrain", "run_io"]
+
+#: When cycles run (decision D5): at completions and on the timer, or on the timer only.
+CYCLES = ("both", "timer")
 
 #: Scheduler name -> description.
 SCHEDULERS: Mapping[str, str] = MappingProxyType(
@@ -55,16 +58,18 @@ def make_scheduler(
     filesystem: FluidFileSystem,
     r_limit: float,
     admit: str = "half",
+    backfill_max: int | None = None,
+    timer_only: int = 0,
 ) -> DefaultBackfill:
-    """The pass called ``name`` (see :data:`SCHEDULERS`)."""
+    """The pass called ``name`` (see :data:`SCHEDULERS`; the options are
+    :class:`~fluxgraph.sched.ioaware.schedulers.DefaultBackfill`'s)."""
+    common = (nodes, estimator, filesystem, r_limit, backfill_max, timer_only)
     if name == "S0":
-        return DefaultBackfill(nodes, estimator, filesystem, r_limit)
+        return DefaultBackfill(*common)
     if name == "S1":
-        return IOAwareBackfill(nodes, estimator, filesystem, r_limit)
+        return IOAwareBackfill(*common)
     if name in ("S2", "S2n"):
-        return AdaptiveBackfill(
-            nodes, estimator, filesystem, r_limit, naive=name == "S2n", admit=admit
-        )
+        return AdaptiveBackfill(*common, naive=name == "S2n", admit=admit)
     raise SimulationError(f"unknown scheduler {name!r} (valid: {', '.join(SCHEDULERS)})")
 
 
@@ -125,8 +130,19 @@ def run_io(
     admit: str = "half",
     sleep_s: float = 60.0,
     curve=None,
+    backfill_max: int | None = None,
+    cycles: str = "both",
 ) -> IORun:
-    """Simulate ``workload`` under ``scheduler`` (``S0``/``S1``/``S2``/``S2n``)."""
+    """Simulate ``workload`` under ``scheduler`` (``S0``/``S1``/``S2``/``S2n``).
+
+    ``backfill_max``: Alg. 1's BackfillMax (``None``: reserve every delayed job, D6);
+    ``cycles``: ``both`` (at completions and every ``period`` s, D5) or ``timer`` (only every
+    ``period`` s, D5's periodic-only option).
+    """
+    if cycles not in CYCLES:
+        raise SimulationError(f"unknown cycles {cycles!r} (valid: {', '.join(CYCLES)})")
+    if cycles == "timer" and not period:
+        raise SimulationError("cycles='timer' needs a period > 0")
     estimator = Estimator()
     if pretrained:
         kinds = dict.fromkeys(str(j.extra.get("kind", "")) for j in workload)
@@ -139,7 +155,8 @@ def run_io(
             estimator.observe(extra["kind"], io_demand(extra).gib / runtime, runtime)
 
     fs = FluidFileSystem(curve=curve, sigma=sigma, seed=seed, listeners=[observe])
-    policy = make_scheduler(scheduler, nodes, estimator, fs, r_limit, admit)
+    timer = period if cycles == "timer" else 0
+    policy = make_scheduler(scheduler, nodes, estimator, fs, r_limit, admit, backfill_max, timer)
     sim = Simulator(
         build_pfs_machine(nodes, r_limit),
         workload,

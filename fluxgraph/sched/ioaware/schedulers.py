@@ -3,9 +3,12 @@ S2 workload-adaptive backfill (two-group approximation) and S2n, its naive ablat
 
 All four are Slurm's conservative backfill (Alg. 1): each cycle rebuilds its trackers, walks
 the queue in priority order, starts a job whose earliest start is now and reserves every
-delayed job at its earliest start (BackfillMax = inf), and stops the walk once no node is free
-now (nothing later can start; spec §4.0). Tracker spans last the time limit ``L_j``. They
-differ in the trackers (spec §4.1-§4.5):
+delayed job at its earliest start (BackfillMax = inf; ``backfill_max`` bounds it as Alg. 1
+does), and stops the walk once no node is free now (nothing later can start; spec §4.0) or
+once no kind of job still queued can start now (the same argument: within a walk the trackers
+only fill up). Tracker spans last the time limit ``L_j``. Cycles run at every completion and
+on the 30 s timer (``timer_only``: on the timer only; decision D5). They differ in the
+trackers (spec §4.1-§4.5):
 
 * :class:`DefaultBackfill` (S0): the node tracker ``NT`` only.
 * :class:`IOAwareBackfill` (S1, Alg. 2-4): also ``LT``, the plan of the ``pfs_bw`` pool in
@@ -27,6 +30,7 @@ at start could not express) and start jobs through the view, i.e. the matcher.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -87,6 +91,10 @@ class DefaultBackfill:
     estimator, filesystem : the history-based estimates and the file-system model (S0 reads
         neither: the prototype's default forces every estimate and ``R_now`` to 0).
     r_limit : ``R_limit`` GiB/s (S1/S2).
+    backfill_max : Alg. 1's ``BackfillMax``, the delayed jobs reserved per cycle (``None``:
+        all of them, decision D6; later delayed jobs are only tested for a start now).
+    timer_only : when > 0, cycles run only at multiples of it (decision D5's periodic-only
+        option): a completion between two ticks starts nothing.
 
     Examples
     --------
@@ -105,33 +113,68 @@ class DefaultBackfill:
     estimator: Estimator = field(default_factory=Estimator)
     filesystem: FluidFileSystem | None = None
     r_limit: float = 20.0
+    backfill_max: int | None = None
+    timer_only: int = 0
     log: CycleLog = field(default_factory=CycleLog)
+    _stale: bool = field(default=True, init=False, repr=False)
     _pending: dict[GroupKey, int] = field(default_factory=dict, init=False, repr=False)
     _runs: list[tuple[GroupKey, list[int]]] = field(default_factory=list, init=False, repr=False)
 
     # -- the pass ---------------------------------------------------------------------------
 
     def schedule(self, view: SchedulingView, now: int) -> None:
-        if view.submitted or not self._runs:
+        self._stale = self._stale or bool(view.submitted) or not self._runs
+        if self.timer_only and now % self.timer_only:
+            return  # D5's periodic-only option: no cycle at a completion between ticks
+        if self._stale:
             self._queue_runs(view)
+            self._stale = False
         running = view.running()
         self.prepare(now, running)
+        self.tracker = Tracker.of(3, self.initial)
         free = self.nodes - sum(len(run.nodes) for run in running.values())
         started = 0
         io_started: set[GroupKey] = set()
         last: dict[GroupKey, int] = {}  # a group's next job starts no earlier than its last
+        # The walk also stops once no group still ahead can start now. The trackers only fill
+        # up during a walk, so a group whose earliest start is later than now stays blocked
+        # for the rest of the cycle, and reservations matter only to starts in this cycle.
+        # Open groups are tested again before a blocked group's run is reserved and after
+        # each reservation that overlaps their window from now.
+        ahead = Counter(g for g, _ in self._runs)
+        open_ahead = set(ahead)  # groups ahead that may still start now
+
+        def recheck(booked: int) -> None:
+            for h in list(open_ahead):
+                if booked < now + h[2]:
+                    t, _ = self.fit(h, now)
+                    if t > now:
+                        last[h] = t
+                        open_ahead.discard(h)
+
+        reserved = 0  # delayed jobs reserved (Alg. 1's BackfillCount)
         for g, keys in self._runs:
-            if free <= 0:
+            if last.get(g, now) > now:
+                recheck(now)
+            if free <= 0 or not open_ahead:
                 break
+            ahead[g] -= 1
+            if not ahead[g]:
+                open_ahead.discard(g)
             # A run of equal jobs is placed in batches: after one job at ``t`` the next starts
-            # at ``t`` or later (the trackers only fill up) and ``copies`` of them fit at ``t``
+            # at ``t`` or later (the trackers only fill up) and ``count`` of them fit at ``t``
             # at once: the same placements as one job at a time. Only a run's first batch
             # can start now (a later batch is where no more copies fit now, or nodes ran out).
             t = last.get(g, now)
             placed = 0
             while placed < len(keys) and free > 0:
-                t = self.earliest(g, t)
-                count = min(self.copies(g, t), len(keys) - placed)
+                t, count = self.fit(g, t)
+                count = min(count, len(keys) - placed)
+                if t > now and self.backfill_max is not None:
+                    if reserved >= self.backfill_max:
+                        break  # Alg. 1 lines 10-11: skipped until the next cycle
+                    count = min(count, self.backfill_max - reserved)
+                    reserved += count
                 if t == now:
                     count = min(count, free // g[1])
                     for key in keys[:count]:
@@ -146,10 +189,17 @@ class DefaultBackfill:
                     if self.demand(g)[0][1]:
                         io_started.add(g)
                     self._pending[g] -= count
+                    self.reserve(g, t, count)
                 else:
                     placed += count
-                self.reserve(g, t, count)
+                    self.reserve(g, t, count)
+                    open_ahead.discard(g)
+                    recheck(t)
+                    if not open_ahead:
+                        break
             last[g] = t
+            if t > now:
+                open_ahead.discard(g)
         if started:
             self._runs = [run for run in self._runs if run[1]]
         self.log.starts.append(started)
@@ -176,10 +226,11 @@ class DefaultBackfill:
     def prepare(self, now: int, running: Mapping[int, RunningJob]) -> None:
         """Rebuild the trackers for the cycle at ``now`` (Alg. 1 line 1, Alg. 2, Alg. 5)."""
         self.now = now
-        self.tracker = Tracker(3)
+        #: The running jobs' spans ``(start, end, (NT, LT, AT))`` the cycle's tracker starts with.
+        self.initial: list[tuple[int, int, tuple[float, float, float]]] = []
         self.demands: dict[GroupKey, tuple[tuple[float, ...], tuple[float | None, ...]]] = {}
         for run in running.values():
-            self.tracker.add(now, run.start + run.job.walltime, (len(run.nodes), 0.0, 0.0))
+            self.initial.append((now, run.start + run.job.walltime, (len(run.nodes), 0.0, 0.0)))
         self.log.times.append(now)
         self.log.r_now.append(0.0)
 
@@ -195,15 +246,13 @@ class DefaultBackfill:
         """S0: nodes only."""
         return (g[1], 0.0, 0.0), (self.nodes - g[1], None, None)
 
-    def earliest(self, g: GroupKey, t: int) -> int:
+    def fit(self, g: GroupKey, t: int) -> tuple[int, int]:
         """The earliest start ``>= t`` of a job of group ``g`` (``EarliestStartTime``: the
-        fixed point of Alg. 4 / Alg. 7's alternation, found in one sweep)."""
-        return int(self.tracker.earliest_fit(t, g[2], self.demand(g)[1]))
-
-    def copies(self, g: GroupKey, t: int) -> int:
-        """How many jobs of group ``g`` fit at ``t`` together (``t`` an earliest start)."""
+        fixed point of Alg. 4 / Alg. 7's alternation, found in one sweep) and how many jobs
+        of the group fit there together."""
         amounts, limits = self.demand(g)
-        return self.tracker.copies(t, g[2], amounts, limits)
+        start, count = self.tracker.fit(t, g[2], amounts, limits)
+        return int(start), count
 
     def reserve(self, g: GroupKey, t: int, count: int = 1) -> None:
         """Book ``count`` jobs of group ``g`` at ``t`` in the trackers (``ReserveResources``)."""
@@ -232,13 +281,13 @@ class IOAwareBackfill(DefaultBackfill):
             end = run.start + run.job.walltime
             last_end = max(last_end, end)
             if r > 0:
-                self.tracker.add(now, end, (0.0, units(r, self.r_limit), 0.0))
+                self.initial.append((now, end, (0.0, units(r, self.r_limit), 0.0)))
                 planned += min(r, self.r_limit)
         r_now = self.filesystem.measured(now, self.window) if self.filesystem else 0.0
         self.log.r_now[-1] = r_now
         if r_now > planned and running:  # Alg. 2 lines 7-8: the measured excess
             excess = round(UNITS_PER_GIBS * (r_now - planned))
-            self.tracker.add(now, last_end, (0.0, excess, 0.0))
+            self.initial.append((now, last_end, (0.0, excess, 0.0)))
 
     def new_demand(self, g: GroupKey) -> tuple[tuple[float, ...], tuple[float | None, ...]]:
         """S1: nodes, and ``u_j`` pool units for a job with ``r_j > 0`` (D18: others skip LT)."""
@@ -333,7 +382,7 @@ class AdaptiveBackfill(IOAwareBackfill):
         log.r_star.append(eq.r_star)
         log.r_bar.append(eq.r_bar)
         for run, (r, _, n, _) in zip(running.values(), run_est, strict=True):
-            self.tracker.add(now, run.start + run.job.walltime, (0.0, 0.0, r - n * eq.r_bar))
+            self.initial.append((now, run.start + run.job.walltime, (0.0, 0.0, r - n * eq.r_bar)))
 
     def threshold(self, s: float) -> float:
         """The admission threshold ``h_j`` for adjusted rate ``s`` (clamped at 0)."""

@@ -6,21 +6,22 @@ The schedulers of spec §4 rebuild their trackers every cycle: the node tracker 
 bandwidth plan ``LT`` and the adjusted tracker ``AT`` (one column each). ``AT`` can go
 negative and its threshold changes every cycle, so it cannot be a graph planner; one small
 class serves all three. Alg. 4 and Alg. 7 alternate between trackers until one time fits them
-all, which is the earliest time where all columns fit together: :meth:`Tracker.earliest_fit`
-finds it in one sweep. A fit is inclusive (``usage <= threshold + 1e-9``).
+all, which is the earliest time where all columns fit together: :meth:`Tracker.fit` finds it
+in one sweep, with how many equal spans fit there. A fit is inclusive
+(``usage <= threshold + 1e-9``).
 
 >>> t = Tracker(2)
 >>> t.add(0, 10, (3.0, 0.0)); t.add(5, 20, (2.0, 1.0))
->>> t.usage_at(6), t.earliest_fit(0, 4, (3.0, None)), t.earliest_fit(0, 4, (2.0, None))
-((5.0, 1.0), 0, 10)
->>> t.earliest_fit(0, 6, (3.0, 0.0)), t.copies(10, 5, (1.0, 0.0), (4.0, None))
-(20, 3)
+>>> t.usage_at(6), t.fit(0, 4, (1.0, 0.0), (3.0, None)), t.fit(0, 4, (1.0, 0.0), (2.0, None))
+((5.0, 1.0), (0, 1), (10, 1))
+>>> t.fit(0, 6, (1.0, 0.0), (3.0, 0.0)), t.fit(10, 5, (1.0, 0.0), (4.0, None))
+((20, 4), (10, 3))
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 __all__ = ["FIT_EPS", "Tracker"]
 
@@ -32,8 +33,7 @@ class Tracker:
     """``columns`` usage step functions on shared breakpoints; usage is 0 before the first
     breakpoint and after the last (every span is finite).
 
-    Runtime complexity: :meth:`add`, :meth:`earliest_fit` and :meth:`copies` are
-    O(breakpoints) each.
+    Runtime complexity: :meth:`add` and :meth:`fit` are O(breakpoints) each.
     """
 
     __slots__ = ("times", "usage")
@@ -41,6 +41,33 @@ class Tracker:
     def __init__(self, columns: int = 1) -> None:
         self.times: list[float] = []
         self.usage: list[list[float]] = [[] for _ in range(columns)]
+
+    @classmethod
+    def of(cls, columns: int, spans: Iterable[tuple[float, float, Sequence[float]]]) -> Tracker:
+        """A tracker holding ``spans`` of ``(start, end, amounts)``, built in one sort (the
+        same usage as adding them one by one, up to float rounding).
+
+        >>> Tracker.of(1, [(0, 10, (2.0,)), (5, 10, (1.0,))]).usage_at(7)
+        (3.0,)
+        """
+        deltas: dict[float, list[float]] = {}
+        for start, end, amounts in spans:
+            if end > start:
+                at_start = deltas.setdefault(start, [0.0] * columns)
+                at_end = deltas.setdefault(end, [0.0] * columns)
+                for c, amount in enumerate(amounts):
+                    at_start[c] += amount
+                    at_end[c] -= amount
+        tracker = cls(columns)
+        level = [0.0] * columns
+        for t in sorted(deltas):
+            new = [u + d for u, d in zip(level, deltas[t], strict=True)]
+            if new != level:  # a breakpoint where nothing changes is left out
+                tracker.times.append(t)
+                for col, u in zip(tracker.usage, new, strict=True):
+                    col.append(u)
+                level = new
+        return tracker
 
     def _split(self, t: float) -> int:
         """The index of a breakpoint at ``t`` (inserted if absent)."""
@@ -62,6 +89,20 @@ class Tracker:
         for col, amount in zip(self.usage, amounts, strict=True):
             if amount:
                 col[i:j] = [u + amount for u in col[i:j]]
+        # a span that starts where another ends leaves equal neighbours: merge them (in a
+        # backfill walk most breakpoints would be such, and every operation is O(breakpoints))
+        self._merge(j)
+        self._merge(i)
+
+    def _merge(self, i: int) -> None:
+        """Drop breakpoint ``i`` if every column has the same usage on both sides of it
+        (before the first breakpoint, usage is 0)."""
+        for col in self.usage:
+            if col[i] != (col[i - 1] if i else 0.0):
+                return
+        del self.times[i]
+        for col in self.usage:
+            del col[i]
 
     def peak(self, start: float, duration: float, column: int) -> float:
         """The highest usage of ``column`` over ``[start, start + duration)``."""
@@ -75,77 +116,65 @@ class Tracker:
         i = bisect_right(self.times, t) - 1
         return tuple(col[i] if i >= 0 else 0.0 for col in self.usage)
 
-    def earliest_fit(
-        self, start: float, duration: float, thresholds: Sequence[float | None]
-    ) -> float:
-        """The earliest ``t >= start`` where every column ``c`` with a threshold stays at most
-        ``max(thresholds[c], 0)`` all over ``[t, t + duration)`` (``None``: unconstrained).
-
-        Always finite: after the last breakpoint every usage is 0.
-        """
-        times = self.times
-        checks = [
-            (col, max(limit, 0.0) + FIT_EPS)
-            for col, limit in zip(self.usage, thresholds, strict=True)
-            if limit is not None
-        ]
-        first = max(bisect_right(times, start) - 1, 0)  # the first segment that can matter
-        bad = _violations(checks, first)  # bad[x]: segment first + x is over a threshold
-        t, end = start, start + duration
-        k = 0
-        while True:
-            # the next segment over a threshold; t fits if it starts at or after the window
-            try:
-                b = bad.index(True, k)
-            except ValueError:
-                return t
-            if times[first + b] >= end:
-                return t
-            # skip the whole block of segments over: the candidate is where the block ends
-            # (the last segment has usage 0, so the block ends before it)
-            k = bad.index(False, b + 1)
-            t = times[first + k]
-            end = t + duration
-
-    def copies(
+    def fit(
         self,
         start: float,
         duration: float,
         amounts: Sequence[float],
         thresholds: Sequence[float | None],
-    ) -> int:
-        """How many equal spans of ``amounts`` fit on ``[start, start + duration)`` one after
-        another, each while every constrained column's usage before it is at most its
-        threshold (0 if none does; a column with amount 0 and a threshold limits nothing more
-        than the first span)."""
+    ) -> tuple[float, int]:
+        """The earliest ``t >= start`` where every column ``c`` with a threshold stays at most
+        ``max(thresholds[c], 0)`` all over ``[t, t + duration)`` (``None``: unconstrained),
+        and how many equal spans of ``amounts`` fit there one after another, each while the
+        usage before it is within the thresholds (a constrained column with amount 0 limits
+        nothing more than the first span; ``1 << 30`` when no column limits the count).
+
+        Always finite: after the last breakpoint every usage is 0. A block of segments over a
+        threshold is skipped whole (the next candidate is where the block ends).
+        """
         times = self.times
-        i = max(bisect_right(times, start) - 1, 0)
-        j = bisect_left(times, start + duration)
-        best: float | None = None
-        for col, amount, limit in zip(self.usage, amounts, thresholds, strict=True):
-            if limit is None:
-                continue
-            peak = max(0.0, *col[i:j]) if j > i and i < len(times) else 0.0
-            room = max(limit, 0.0) + FIT_EPS - peak
-            if room < 0:
-                return 0
+        checks = [
+            (col, (limit if limit > 0 else 0.0) + FIT_EPS, amount)
+            for col, limit, amount in zip(self.usage, thresholds, amounts, strict=True)
+            if limit is not None
+        ]
+        first = max(bisect_right(times, start) - 1, 0)  # the first segment that can matter
+        bad = _violations(checks, first)  # bad[x]: segment first + x is over a threshold
+        last = len(bad)
+        bad.append(True)  # a sentinel: no segment over past the last one
+        t, end = start, start + duration
+        k = 0
+        while True:
+            # the next segment over a threshold; t fits if it starts at or after the window
+            b = bad.index(True, k)
+            if b == last or times[first + b] >= end:
+                break
+            # skip the whole block of segments over: the candidate is where the block ends
+            # (the last segment has usage 0, so the block ends before it)
+            k = bad.index(False, b + 1)
+            t = times[first + k]
+            end = t + duration
+        i = first + k  # the window's segments are i .. j - 1
+        j = bisect_left(times, end, i)
+        best = 1 << 30
+        for col, limit, amount in checks:
             if amount > 0:
-                fit = room // amount + 1
-                best = fit if best is None else min(best, fit)
-        return int(best) if best is not None else 1 << 30
+                peak = max(0.0, *col[i:j]) if j > i else 0.0
+                best = min(best, int((limit - peak) // amount) + 1)
+        return t, best
 
 
-def _violations(checks: list[tuple[list[float], float]], first: int) -> list[bool]:
+def _violations(checks: list[tuple[list[float], float, float]], first: int) -> list[bool]:
     """Whether each segment from ``first`` on has a column over its limit."""
     if not checks:
         return []
     if len(checks) == 1:
-        ((a, la),) = checks
+        ((a, la, _),) = checks
         return [x > la for x in a[first:]]
     if len(checks) == 2:
-        (a, la), (b, lb) = checks
+        (a, la, _), (b, lb, _) = checks
         return [x > la or y > lb for x, y in zip(a[first:], b[first:], strict=True)]
-    (a, la), (b, lb), (c, lc) = checks
+    (a, la, _), (b, lb, _), (c, lc, _) = checks
     return [
         x > la or y > lb or z > lc for x, y, z in zip(a[first:], b[first:], c[first:], strict=True)
     ]
