@@ -73,9 +73,12 @@ NOTES = [
     "E1b and E5 use seeded windows (spec §8 smoke generator, k = the window size) instead of "
     "snapshots recorded from Theta-analogue S4: the starvation bound forces most passes there, "
     "so few windows reach k >= 11.",
-    "The paper's p_m = 0.0005 per gene leaves the GA almost without mutation; `ga_variant=cqsim` "
-    "is reported beside it (spec §8.2). With p_m = 0.05 the GA agrees with the oracle on 30/30 "
-    "windows at G = 500 (tests/bbsched/test_bbsched_moo.py).",
+    "Decision agreement (spec §6, §8.2) asks the decision rule to pick the same objective vector "
+    "from the GA front as from the exact front. The paper's p_m = 0.0005 per gene leaves the GA "
+    "almost without mutation and it fails; the spec's rerun with `ga_variant=cqsim` is the "
+    "second row. The same GA with p_m = 0.05 reaches >= 90% (tests/bbsched/test_bbsched_moo.py); "
+    "an independent re-implementation of spec §4.5 agrees as rarely as ours (45 vs 56 of 100 "
+    "windows at k = 12, G = 200), so the low agreement is the setting's, not a bug.",
     "Invariant 'byte-identical repeated run' and 'Baseline does not depend on w' are checked by "
     "tests/bbsched/test_bbsched_window.py; here every run is checked for rejected jobs and "
     "starvation-bound violations.",
@@ -243,6 +246,25 @@ def _count(checks: list[bool | None], need: int, of: int) -> tuple[bool | None, 
     return sum(known) >= need, f"{sum(known)}/{len(known)}"
 
 
+def _accuracy_criteria(
+    ga: dict[tuple, dict[str, float]], k: int, generations: int, cid: str, claim: str
+) -> list[Criterion]:
+    """Spec §8.2: agreement >= 90% and mean GD <= 0.02 with the paper's GA (P = 20); when it
+    fails, the spec's rerun with ``ga_variant = cqsim`` is a second row."""
+    out = []
+    for variant in ("paper", "cqsim"):
+        m = ga.get((k, generations, 20, variant))
+        if m is None:
+            continue
+        ok = m["agreement"] >= 0.9 and m["gd"] <= 0.02
+        ours = f"agreement {m['agreement']:.0%}, GD {m['gd']:.4f}"
+        name = cid if variant == "paper" else f"{cid} (cqsim rerun)"
+        out.append(Criterion(name, claim, ours, ">= 90%, GD <= 0.02", ok))
+        if ok:
+            break
+    return out
+
+
 def _criteria(rows: list[CellRow], runs: _Runs, areas: dict) -> list[Criterion]:
     crit = []
     t1 = next((r.metrics for r in rows if r.params["task"] == "table1"), None)
@@ -251,18 +273,19 @@ def _criteria(rows: list[CellRow], runs: _Runs, areas: dict) -> list[Criterion]:
         ours = f"{t1['optimiser_matches']:.0f}/7 optimisers, {t1['simulator_matches']:.0f}/8 in sim"
         crit.append(Criterion("E0", "Table 1 sets (spec §4.8)", ours, "all 8 methods", ok))
     ga = {
-        (r.params["generations"], r.params["population"], r.params["ga_variant"]): r.metrics
+        (
+            r.params["window"],
+            r.params["generations"],
+            r.params["population"],
+            r.params["ga_variant"],
+        ): r.metrics
         for r in rows
         if r.params["task"] == "ga" and r.status == "done"
     }
-    base = ga.get((500, 20, "paper"))
-    if base:
-        ok = base["agreement"] >= 0.9 and base["gd"] <= 0.02
-        ours = f"agreement {base['agreement']:.0%}, GD {base['gd']:.4f}"
-        cq = ga.get((500, 20, "cqsim"))
-        if cq:
-            ours += f"; cqsim variant: {cq['agreement']:.0%}, GD {cq['gd']:.4f}"
-        crit.append(Criterion("E1b-1", "GA G=500 P=20 accurate", ours, ">= 90%, GD <= 0.02", ok))
+    crit += _accuracy_criteria(ga, 16, 500, "E1b-1", "GA G=500 P=20 accurate (k = 16)")
+    crit += _accuracy_criteria(ga, 12, 200, "smoke-oracle", "GA G=200 P=20, k = 12 (spec §8 smoke)")
+    ga = {(g, p, v): m for (w, g, p, v), m in ga.items() if w == 16}
+    if ga.get((500, 20, "paper")):
         gens = sorted({g for g, p, v in ga if p == 20 and v == "paper"})
         gds = [ga[(g, 20, "paper")]["gd"] for g in gens]
         mono = all(b <= a + 1e-4 for a, b in itertools.pairwise(gds))
@@ -574,21 +597,29 @@ def _tables(report: StudyReport, rows: list[CellRow], runs: _Runs, out: Path) ->
                     body,
                 )
             )
-    ga = sorted(
+    ga_all = sorted(
         (
-            (r.params["generations"], r.params["population"], r.params["ga_variant"], r.metrics)
+            (
+                r.params["window"],
+                r.params["generations"],
+                r.params["population"],
+                r.params["ga_variant"],
+                r.metrics,
+            )
             for r in rows
             if r.params["task"] == "ga" and r.status == "done"
         ),
-        key=lambda t: (t[2], t[1], t[0]),
+        key=lambda t: (t[0], t[3], t[2], t[1]),
     )
-    if ga:
+    ga = [t[1:] for t in ga_all if t[0] == 16]
+    if ga_all:
         report.tables.append(
             (
-                "E1b: GA against the exact front (seeded windows)",
-                ["G", "P", "variant", "mean GD", "front found", "agreement", "GA median ms"],
+                "E1b: GA against the exact front (seeded windows of k candidates)",
+                ["k", "G", "P", "variant", "mean GD", "front found", "agreement", "GA median ms"],
                 [
                     [
+                        k,
                         g,
                         p,
                         v,
@@ -597,17 +628,18 @@ def _tables(report: StudyReport, rows: list[CellRow], runs: _Runs, out: Path) ->
                         _pct(m["agreement"]),
                         _fmt(m["ga_median_ms"]),
                     ]
-                    for g, p, v, m in ga
+                    for k, g, p, v, m in ga_all
                 ],
             )
         )
+    if ga:
         series: dict[str, list[float | None]] = defaultdict(list)
         gens = sorted({g for g, _, v, _ in ga if v == "paper"})
         for p in sorted({p for _, p, v, _ in ga if v == "paper"}):
             lookup = {g: m["gd"] for g, pp, v, m in ga if pp == p and v == "paper"}
             series[f"P={p}"] = [lookup.get(g) for g in gens]
         fig = line_plot(gens, series, out / "ga-gd.png", xlabel="generations G", ylabel="mean GD")
-        report.figures.append(("E1b: GD against G", fig))
+        report.figures.append(("E1b: GD against G (k = 16)", fig))
     dec = [
         (r.params["method"], r.params["window"], r.params["generations"], r.metrics)
         for r in rows
