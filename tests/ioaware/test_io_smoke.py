@@ -1,4 +1,4 @@
-"""Spec §8's smoke test: the model table, and the orderings on the small workloads W1x2, W2x2
+"""Spec §8's smoke test: the model table, and the orderings on the small workloads W1x2, W2x1
 (the unit vectors of step 1 are in test_io_vectors.py)."""
 
 from __future__ import annotations
@@ -21,11 +21,21 @@ def test_w1x2_orderings():
     assert improvement(m["S2@20"], m["S0"]) >= 15
 
 
-def test_w2x2_naive_ablation_idles():
-    # spec §8 step 3 names W2x1 (prototype: 816 / 756 = 1.079); here W2x1 gives 819 / 783 =
-    # 1.046 (S2 is 3.6% above the prototype's 756, see docs/ioaware.md), so the check runs on
-    # W2x2, the spec's other smoke size (prototype 1639 / 1471 = 1.114; here 1672 / 1489)
-    jobs = w2(waves=2)
-    adaptive = run_io(jobs, "S2", 20).makespan
-    naive = run_io(jobs, "S2n", 20).makespan
+def test_w2x1_naive_ablation_idles():
+    # spec §8 step 3, on the spec's continuous-time model: at 0.1 s ticks W2x1 gives S2@20
+    # 758.1 s and S2n@20 817.2 s (prototype 756 / 816); whole-second ticks round every job's
+    # end up, which biases the estimates (783 / 819, a ratio of 1.046; docs/ioaware.md)
+    jobs = w2(waves=1)
+    adaptive = run_io(jobs, "S2", 20, ticks_per_s=10).makespan_s
+    naive = run_io(jobs, "S2n", 20, ticks_per_s=10).makespan_s
     assert naive >= 1.05 * adaptive
+
+
+def test_finer_ticks_change_only_the_rounding():
+    # sleep jobs end on whole seconds: 0.1 s ticks give the same schedule, in tenths
+    jobs = w1(waves=1)
+    sleeps = type(jobs).of([j for j in jobs if j.extra["kind"] == "sleep"])
+    coarse = run_io(sleeps, "S2", 20)
+    fine = run_io(sleeps, "S2", 20, ticks_per_s=10)
+    assert fine.makespan_s == coarse.makespan_s == 240.0
+    assert [r.start for r in fine.result.jobs] == [10 * r.start for r in coarse.result.jobs]

@@ -15,7 +15,7 @@ at every completion, spec §4.0).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
@@ -35,7 +35,16 @@ from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Workload
 
-__all__ = ["CYCLES", "SCHEDULERS", "IORun", "isolated", "make_scheduler", "pretrain", "run_io"]
+__all__ = [
+    "CYCLES",
+    "SCHEDULERS",
+    "IORun",
+    "in_ticks",
+    "isolated",
+    "make_scheduler",
+    "pretrain",
+    "run_io",
+]
 
 #: When cycles run (decision D5): at completions and on the timer, or on the timer only.
 CYCLES = ("both", "timer")
@@ -87,12 +96,51 @@ def isolated(kind: str, curve=None, sleep_s: float = 60.0) -> tuple[float, float
     return x, d
 
 
-def pretrain(estimator: Estimator, kinds, curve=None, sleep_s: float = 60.0, times: int = 2):
-    """Give each type in ``kinds`` ``times`` isolated observations (spec §3 rule 4)."""
+def pretrain(
+    estimator: Estimator,
+    kinds,
+    curve=None,
+    sleep_s: float = 60.0,
+    times: int = 2,
+    ticks_per_s: int = 1,
+):
+    """Give each type in ``kinds`` ``times`` isolated observations (spec §3 rule 4), runtimes
+    in ticks of ``1/ticks_per_s`` s (see :func:`run_io`)."""
     for kind in kinds:
         r, d = isolated(kind, curve, sleep_s)
         for _ in range(times):
-            estimator.observe(kind, r, d)
+            estimator.observe(kind, r, d * ticks_per_s)
+
+
+def in_ticks(workload: Workload, ticks_per_s: int) -> Workload:
+    """``workload`` on a clock of ``ticks_per_s`` ticks a second: every time and every stream's
+    volume multiplied by ``ticks_per_s`` (the model's GiB/s then reads as GiB per tick, so
+    rates, estimates and pool units stay as they are and times come out in ticks).
+
+    >>> from fluxgraph.sched.ioaware.workload import w1
+    >>> j = in_ticks(w1(waves=1), 10)[0]
+    >>> j.walltime, j.extra["stream_gib"], in_ticks(w1(waves=1), 10)[-1].extra["compute_s"]
+    (6000, 100.0, 600.0)
+    """
+    if ticks_per_s == 1:
+        return workload
+    k = ticks_per_s
+    jobs = []
+    for job in workload:
+        extra = dict(job.extra)
+        for key in ("stream_gib", "compute_s"):
+            if key in extra:
+                extra[key] = float(extra[key] or 0.0) * k
+        jobs.append(
+            replace(
+                job,
+                submit=job.submit * k,
+                runtime=job.runtime * k,
+                walltime=job.walltime * k,
+                extra=MappingProxyType(extra),
+            )
+        )
+    return Workload.of(jobs, name=workload.name, metadata=workload.metadata)
 
 
 @dataclass
@@ -104,14 +152,20 @@ class IORun:
     filesystem: FluidFileSystem
     log: CycleLog
     estimator: Estimator
+    ticks_per_s: int = 1
 
     @property
     def makespan(self) -> int:
-        """``max c_j - min s_j`` over completed jobs."""
+        """``max c_j - min s_j`` over completed jobs, in ticks."""
         done = [r for r in self.result.jobs if r.completed]
         if not done:
             return 0
         return max(r.end for r in done) - min(r.job.submit for r in self.result.jobs)
+
+    @property
+    def makespan_s(self) -> float:
+        """The makespan in seconds."""
+        return self.makespan / self.ticks_per_s
 
     @property
     def rejected(self) -> int:
@@ -132,21 +186,29 @@ def run_io(
     curve=None,
     backfill_max: int | None = None,
     cycles: str = "both",
+    ticks_per_s: int = 1,
 ) -> IORun:
     """Simulate ``workload`` under ``scheduler`` (``S0``/``S1``/``S2``/``S2n``).
 
     ``backfill_max``: Alg. 1's BackfillMax (``None``: reserve every delayed job, D6);
     ``cycles``: ``both`` (at completions and every ``period`` s, D5) or ``timer`` (only every
-    ``period`` s, D5's periodic-only option).
+    ``period`` s, D5's periodic-only option). ``ticks_per_s``: the simulator's clock counts
+    whole ticks, so a job's end is rounded up to the next tick; 10 (0.1 s) follows the
+    spec's continuous-time model within 1% (:func:`in_ticks`; the result's times are in ticks,
+    :attr:`IORun.makespan_s` in seconds).
     """
     if cycles not in CYCLES:
         raise SimulationError(f"unknown cycles {cycles!r} (valid: {', '.join(CYCLES)})")
     if cycles == "timer" and not period:
         raise SimulationError("cycles='timer' needs a period > 0")
+    if ticks_per_s < 1:
+        raise SimulationError(f"ticks_per_s must be >= 1, got {ticks_per_s}")
+    k = ticks_per_s
+    workload = in_ticks(workload, k)
     estimator = Estimator()
     if pretrained:
         kinds = dict.fromkeys(str(j.extra.get("kind", "")) for j in workload)
-        pretrain(estimator, [k for k in kinds if k in THREADS], curve, sleep_s)
+        pretrain(estimator, [kd for kd in kinds if kd in THREADS], curve, sleep_s, ticks_per_s=k)
 
     def observe(run: RunningJob, now: int) -> None:
         runtime = now - run.start
@@ -154,16 +216,20 @@ def run_io(
         if runtime > 0 and "kind" in extra:
             estimator.observe(extra["kind"], io_demand(extra).gib / runtime, runtime)
 
-    fs = FluidFileSystem(curve=curve, sigma=sigma, seed=seed, listeners=[observe])
-    timer = period if cycles == "timer" else 0
+    fs = FluidFileSystem(
+        curve=curve, sigma=sigma, seed=seed, noise_period=10.0 * k, listeners=[observe]
+    )
+    timer = period * k if cycles == "timer" else 0
     policy = make_scheduler(scheduler, nodes, estimator, fs, r_limit, admit, backfill_max, timer)
+    if isinstance(policy, IOAwareBackfill):
+        policy.window *= k  # R_now's 10 s
     sim = Simulator(
         build_pfs_machine(nodes, r_limit),
         workload,
         queue="conservative",
         runtime=fs,
-        scheduler=Periodic(policy, period) if period else policy,
+        scheduler=Periodic(policy, period * k) if period else policy,
     )
     result = sim.run()
     fs.advance(max((r.end for r in result.jobs), default=0))
-    return IORun(result, fs, policy.log, estimator)
+    return IORun(result, fs, policy.log, estimator, k)
