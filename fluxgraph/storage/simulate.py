@@ -1,33 +1,25 @@
-"""A trace-driven EASY-backfilling run of storage jobs through a :class:`RabbitPlacer`.
+"""What a storage simulation produces: one :class:`Outcome` per job, and the spec §6 metrics.
 
-FCFS queue; at every submission or job end, the first queued job that cannot start now gets
-the one reservation (its earliest start, phases and all; re-planned when a job ends unless
-no earlier time has the nodes and chunks it needs), later
-jobs start now only where they fit beside it. Jobs that did not fit are tried again only after
-a job ends (a submission frees nothing). A job no start time can satisfy is rejected at
-submission with its reason (rabbit spec §4.4 step 3); storage set-up costs nothing (§5).
-Metrics of spec §6 are in :func:`storage_metrics`.
+The simulation itself runs on the shared simulator (:func:`fluxgraph.sched.rabbit_sim.simulate`,
+FCFS + EASY through a :class:`~fluxgraph.storage.placer.RabbitPlacer`); this module holds what
+it returns and :func:`storage_metrics` (rabbit spec §6).
 
->>> from fluxgraph.storage import StorageRequest, elcap
->>> from fluxgraph.storage.placer import RabbitPlacer
->>> placer = RabbitPlacer(elcap(chassis=1, nodes=2, chunks=2, cores=(1, 1), gpus=0))
->>> jobs = [StorageJob(i, 0, 10, StorageRequest(2, 10, (400,))) for i in (1, 2)]
->>> [(o.id, o.start) for o in simulate(placer, jobs)]
-[(1, 0), (2, 10)]
+>>> from fluxgraph.storage import StorageRequest
+>>> job = StorageJob(1, 0, 10, StorageRequest(2, 10))
+>>> Outcome(1, 0, -1, -1, job, reason="nodes").start
+-1
 """
 
 from __future__ import annotations
 
-import heapq
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from errno import ENODEV
 
-from fluxgraph.storage.placer import Placement, RabbitPlacer, StorageRejected
+from fluxgraph.storage.placer import Placement, RabbitPlacer
 from fluxgraph.storage.workload import StorageJob
 
-__all__ = ["Outcome", "simulate", "storage_metrics"]
+__all__ = ["Outcome", "storage_metrics"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,81 +33,6 @@ class Outcome:
     job: StorageJob
     placement: Placement | None = None
     reason: str = ""
-
-
-def simulate(placer: RabbitPlacer, jobs: list[StorageJob]) -> list[Outcome]:
-    """Run ``jobs`` (in submission order) on ``placer``'s machine; one outcome per job."""
-    pending = sorted(jobs, key=lambda j: (j.submit, j.id))
-    nodes_total = sum(len(r.nodes) for r in placer.rabbits.values())
-    out: dict[int, Outcome] = {}
-    queue: list[StorageJob] = []
-    ends: list[tuple[int, int]] = []
-    busy_nodes = 0
-    head: int | None = None
-    i = 0
-    while i < len(pending) or queue or ends:
-        times = [t for t in (pending[i].submit if i < len(pending) else None,) if t is not None]
-        if ends:
-            times.append(ends[0][0])
-        if head is not None:  # the reserved start is an event even if no job ends there
-            times.append(placer.jobs[head].start)
-        if not times:  # only a queue left that nothing can change: impossible after check()
-            raise AssertionError("storage simulation stalled with a queue and nothing running")
-        now = min(times)
-        freed = False
-        while ends and ends[0][0] <= now:
-            _, jobid = heapq.heappop(ends)
-            busy_nodes -= len(placer.jobs[jobid].nodes)
-            placer.release(jobid)
-            freed = True
-        tried = len(queue)  # jobs that did not fit at the last pass: only a release helps them
-        while i < len(pending) and pending[i].submit <= now:
-            job = pending[i]
-            i += 1
-            try:
-                placer.check(job.id, job.request, now)
-            except StorageRejected as err:
-                out[job.id] = Outcome(job.id, job.submit, -1, -1, job, reason=err.reason)
-                continue
-            queue.append(job)
-        replanned = None
-        if head is not None and (
-            placer.jobs[head].start <= now or (freed and placer.may_start_before(head, now))
-        ):
-            placer.release(head)
-            replanned, head = head, None
-        waiting = []
-        for k, job in enumerate(queue):
-            request = job.request
-            if job.id == head or (k < tried and not freed and job.id != replanned):
-                waiting.append(job)
-                continue
-            if head is None:
-                try:
-                    p = placer.place(job.id, request, now, reserve=True)
-                except StorageRejected as err:  # (cannot happen after check(); kept honest)
-                    assert err.errno == ENODEV
-                    out[job.id] = Outcome(job.id, job.submit, -1, -1, job, reason=err.reason)
-                    continue
-                if p.start > now:
-                    head = job.id
-                    waiting.append(job)
-                    continue
-            elif request.nodes > nodes_total - busy_nodes:
-                waiting.append(job)
-                continue
-            else:
-                try:
-                    p = placer.place(job.id, request, now, reserve=False)
-                except StorageRejected:
-                    waiting.append(job)
-                    continue
-            end = now + job.runtime
-            busy_nodes += len(p.nodes)
-            heapq.heappush(ends, (end, job.id))
-            out[job.id] = Outcome(job.id, job.submit, now, end, job, p)
-        queue = waiting
-    return [out[j.id] for j in pending]
 
 
 def storage_metrics(

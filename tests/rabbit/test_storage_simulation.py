@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.machines import load_machine
+from fluxgraph.sched.rabbit_sim import simulate
 from fluxgraph.storage import REASONS, StorageRequest, elcap
 from fluxgraph.storage.placer import RabbitPlacer
-from fluxgraph.storage.simulate import simulate, storage_metrics
+from fluxgraph.storage.simulate import storage_metrics
 from fluxgraph.storage.workload import StorageJob, storage_jobs, without_storage
 from fluxgraph.workload import load_workload
 
