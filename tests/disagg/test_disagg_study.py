@@ -39,7 +39,7 @@ def _small(exp: Experiment) -> Experiment:
 @needs_trace
 def test_reduced_quick_study_end_to_end(tmp_path, monkeypatch):
     bundled = studies.study_experiment("disagg", quick=True)
-    monkeypatch.setattr(studies, "study_experiment", lambda name, quick: _small(bundled))
+    monkeypatch.setattr(studies, "study_experiment", lambda *_: _small(bundled))
     out = tmp_path / "disagg"
     sweep, report = studies.reproduce("disagg", out, quick=True, workers=1, progress=False)
     assert sweep.total == 11 and sweep.failed == 0

@@ -42,8 +42,12 @@ NAME = "disagg"
 TITLE = "Zacarias et al.: memory lending and disaggregation-aware allocation"
 YAML = "disagg.yaml"
 SCHEDULE = "jobs.csv"
-COLUMNS = ("id", "submit", "runtime", "requested", "mem_mib", "app_id", "large", "start", "end")
-COLUMNS += ("nodes", "lenders", "remote", "rejected")
+#: ``jobs.csv`` columns: the mix's job (``size`` = nodes requested), then its run (``nodes``
+#: and ``lenders`` are space-separated ranks, ``remote`` is r).
+COLUMNS = (
+    *("id", "submit", "runtime", "requested", "size", "mem_mib", "app_id", "large"),
+    *("start", "end", "nodes", "lenders", "remote", "rejected"),
+)
 
 
 def label(alloc: str) -> str:
@@ -80,6 +84,7 @@ def schedule_csv(records: list[DisaggRecord]) -> str:
                 j.submit,
                 j.runtime,
                 j.walltime,
+                j.nodes,
                 j.extra["mem_mib"],
                 j.extra["app_id"],
                 int(j.extra["large"]),
@@ -95,7 +100,8 @@ def schedule_csv(records: list[DisaggRecord]) -> str:
 
 
 def read_schedule(path: Path, spec: MemoryMachineSpec) -> DisaggResult:
-    """A cell's ``jobs.csv`` back as a :class:`DisaggResult` (for timelines and CDFs)."""
+    """A cell's ``jobs.csv`` back as a :class:`DisaggResult` (for timelines and CDFs; the
+    lent pieces are not kept, only the lenders' ranks in the file)."""
     records = []
     with open(path, newline="") as fh:
         for row in csv.DictReader(fh):
@@ -107,7 +113,7 @@ def read_schedule(path: Path, spec: MemoryMachineSpec) -> DisaggResult:
                 int(row["submit"]),
                 int(row["runtime"]),
                 int(row["requested"]),
-                nodes=len(nodes) or 1,
+                nodes=int(row["size"]),
                 extra=extra,
             )
             records.append(
