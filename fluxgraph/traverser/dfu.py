@@ -8,12 +8,12 @@ both for each match operation.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from errno import EBUSY, EINVAL, ENODEV
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.graph import STATUS_UP, ResourceGraph
 from fluxgraph.policies.scoring import EGroup, ScoringObject
+from fluxgraph.traverser.explore import Explorer
 from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.request import Request
 from fluxgraph.traverser.shortcut import plan_shortcut
@@ -54,7 +54,7 @@ class JobMeta:
         self.queue = queue
 
 
-class Selector:
+class Selector(Explorer):
     """State and walk of one traverser over one graph (see module docstring)."""
 
     def __init__(
@@ -173,60 +173,6 @@ class Selector:
             esub = self.graph.edge_subsystem
             e = pe[v] = next((e for e in self.graph.in_edges[v] if esub[e] == s), -1)
         return e
-
-    def sorted_out_edges(self, u: int) -> list[int]:
-        """``u``'s out-edges by descending (weight, target uniq_id): dynamic exploration order.
-
-        Kept with a parallel ascending list of ``(-weight, -uniq_id)`` keys so that re-keying
-        one edge (:meth:`rekey_edge`) is a bisection, not a re-sort.
-        """
-        lst = self._sorted_out[u]
-        if lst is None:
-            grow = len(self._sorted_out) - len(self._sorted_keys)
-            if grow > 0:  # the graph grew (attach): extend the key cache alongside
-                self._sorted_keys.extend([None] * grow)
-            g = self.graph
-            w, uq, dst = self.e_weight, g.uniq_ids, g.edge_dst  # (_edge_key, inlined)
-            out = g.out_edges[u]
-            w0 = w[out[0]] if out else 0
-            targets = [uq[dst[e]] for e in out]
-            if all(w[e] == w0 for e in out) and all(map(int.__lt__, targets, targets[1:])):
-                # the usual first use: equal weights, targets in creation order (edge ids
-                # ascend along the list); the keys are built when an edge is first re-keyed
-                lst = self._sorted_out[u] = out[::-1]
-                return lst
-            keys = sorted([((-w[e], -uq[dst[e]]), e) for e in out])
-            self._sorted_keys[u] = [k for k, _ in keys]
-            lst = self._sorted_out[u] = [e for _, e in keys]
-        return lst
-
-    def _sorted_keys_of(self, u: int) -> list[tuple[int, int]]:
-        """The ascending keys of ``u``'s sorted out-edges (built on first use)."""
-        keys = self._sorted_keys[u]
-        if keys is None:
-            keys = self._sorted_keys[u] = [self._edge_key(e) for e in self._sorted_out[u]]
-        return keys
-
-    def _edge_key(self, e: int) -> tuple[int, int]:
-        return (-self.e_weight[e], -self.graph.uniq_ids[self.graph.edge_dst[e]])
-
-    def rekey_edge(self, u: int, e: int, weight: int) -> None:
-        """Give out-edge ``e`` of ``u`` a new exploration weight, keeping the order sorted."""
-        lst = self._sorted_out[u]
-        if lst is None:
-            self.e_weight[e] = weight
-            return
-        keys = self._sorted_keys_of(u)
-        old = self._edge_key(e)
-        i = bisect_left(keys, old)
-        while lst[i] != e:  # equal keys cannot happen (uniq ids differ), but be safe
-            i += 1
-        del keys[i], lst[i]
-        self.e_weight[e] = weight
-        new = self._edge_key(e)
-        j = bisect_left(keys, new)
-        keys.insert(j, new)
-        lst.insert(j, e)
 
     # -- the selection walk --------------------------------------------------------------------
 
@@ -524,178 +470,10 @@ class Selector:
                 return -1
         return 0
 
-    def dom_exp(
-        self, meta: JobMeta, u: int, nxt, pristine: bool, x: bool, dfu: ScoringObject
-    ) -> int:
-        rc = -1
-        dom = self.dom
-        for s in self.subsystems:
-            rc = self.explore(meta, u, s, nxt, pristine, x, s == dom, dfu, 1)
-        return rc
-
-    def aux_upv(
-        self,
-        meta: JobMeta,
-        u: int,
-        aux: str,
-        requests,
-        pristine: bool,
-        x: bool,
-        to_parent: ScoringObject,
-    ) -> int:
-        """Visit ``u`` on auxiliary subsystem ``aux`` (nothing is allocated there)."""
-        if self._aux_root is False:  # looked up once, then reused (the reference's quirk 11)
-            self._aux_root = self.graph.roots.get(aux)
-        root_aux = self._aux_root
-        if root_aux is None:
-            return -1
-        if self.prune(meta, x, aux, u, self.graph.types[u], requests) < 0:
-            return -1
-        upv = ScoringObject()
-        if u != root_aux:
-            self.explore(meta, u, aux, requests, pristine, x, False, upv, 1)
-        if self.own_avail(u, meta) <= 0:
-            return -1
-        if self.resolve(upv, to_parent) != 0:
-            return -1
-        return 1 if x else 0
-
-    def explore(
-        self,
-        meta: JobMeta,
-        u: int,
-        s: str,
-        requests,
-        pristine: bool,
-        x: bool,
-        dominant: bool,
-        dfu: ScoringObject,
-        multiplier: int,
-    ) -> int:
-        """Visit ``u``'s children in subsystem ``s`` and gather their groups into ``dfu``."""
-        g = self.graph
-        types, dst = g.types, g.edge_dst
-        colors = self.colors
-        marks = colors.marks.get(s)
-        base = colors.base
-        visit = self.dom_dfv if dominant else None
-        region_filter = self.region_filter
-        if region_filter is not None:
-            members, allowed = region_filter
-        if self.policy.stop_on_k > 0:
-            if not g.out_edges[u]:
-                return -1
-            return self._explore_dynamic(
-                meta, u, s, requests, pristine, x, visit, dfu, multiplier, marks, base
-            )
-        found = -1
-        plans = g.schedule.plans
-        at, d = meta.at, meta.duration
-        fast_fail = self._plain_visit()
-        out_edges = g.out_edges
-        for e in g.child_edges(s)[u]:
-            tgt = dst[e]
-            if marks is not None and marks[tgt] > base:
-                continue
-            if region_filter is not None and tgt in members and tgt not in allowed:
-                continue
-            if visit is None:
-                xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
-            else:
-                p = plans[tgt]
-                if fast_fail and p is not None and p.avail_resources_during(at, d) == 0:
-                    self.preorder += 1  # (see _explore_dynamic)
-                    self.errno = EBUSY
-                    continue
-                xc = None
-                if fast_fail and not out_edges[tgt]:
-                    xc = self.visit_leaf(meta, tgt, types[tgt], requests, pristine, x, dfu)
-                if xc is None:
-                    xc = visit(meta, tgt, requests, pristine, x, dfu)
-            if xc < 0:
-                continue
-            c = dfu.avail
-            xcb = xc == 1
-            dfu.add(s, types[tgt], EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
-            found = 0
-        return found
-
     def _plain_visit(self) -> bool:
         """Whether visits are this class's own (a subclass may visit or prune differently)."""
         cls = type(self)
         return cls.dom_dfv is Selector.dom_dfv and cls.prune is Selector.prune
-
-    def _explore_dynamic(
-        self, meta, u, s, requests, pristine, x, visit, dfu, multiplier, marks, base
-    ) -> int:
-        """``explore`` for the ``first`` policies: children in learned order until every
-        requested type is saturated (§6.10.2)."""
-        g = self.graph
-        types, dst, esub, out_edges = g.types, g.edge_dst, g.edge_subsystem, g.out_edges
-        region_filter = self.region_filter
-        if region_filter is not None:
-            members, allowed = region_filter
-        # per requested type: [per_share, accumulated, shares, previous total]
-        tally = {r.type: [r.eff_max, 0, 0, 0] for r in requests}
-        watched = [((s, t), tl) for t, tl in tally.items()]
-        per_request = [(r.type, tally[r.type]) for r in requests]
-        saturated: set[str] = set()
-        evals = dfu.evals
-        plans = g.schedule.plans
-        at, d = meta.at, meta.duration
-        fast_fail = self._plain_visit()
-        found = -1
-        for e in self.sorted_out_edges(u):
-            if esub[e] != s:
-                continue
-            tgt = dst[e]
-            if marks is not None and marks[tgt] > base:
-                continue
-            if region_filter is not None and tgt in members and tgt not in allowed:
-                continue
-            ttype = types[tgt]
-            if ttype in saturated:
-                continue
-            if visit is None:
-                xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
-            else:
-                p = plans[tgt]
-                if fast_fail and p is not None and p.avail_resources_during(at, d) == 0:
-                    # a vertex with nothing free fails its visit whatever else holds (every
-                    # check before the availability one fails with EBUSY too, and nothing
-                    # after it runs): count the visit, skip the call
-                    self.preorder += 1
-                    self.errno = EBUSY
-                    continue
-                xc = None
-                if fast_fail and not out_edges[tgt]:
-                    xc = self.visit_leaf(meta, tgt, ttype, requests, pristine, x, dfu)
-                if xc is None:
-                    xc = visit(meta, tgt, requests, pristine, x, dfu)
-            if xc < 0:
-                continue
-            c = dfu.avail
-            xcb = xc == 1
-            dfu.add(s, ttype, EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
-            found = 0
-            for key, tl in watched:  # the whole increase of a type counts as one bundle
-                ev = evals.get(key)
-                if ev is not None and ev.total_count > tl[3]:
-                    tot = ev.total_count
-                    tl[1] += tot - tl[3]
-                    if tl[0] > 0 and tl[1] >= tl[0]:
-                        tl[2] += 1
-                        tl[1] = 0
-                    tl[3] = tot
-            done = True
-            for rtype, tl in per_request:
-                if tl[0] == 0 or tl[2] >= multiplier:
-                    saturated.add(rtype)
-                else:
-                    done = False
-            if done:
-                break
-        return found
 
     def dom_slot(
         self, meta: JobMeta, u: int, shape, nslots: int, pristine: bool, dfu: ScoringObject
