@@ -29,6 +29,7 @@ GRIDS = {
     "peer": (3000, 0, "none", (4, 8, 12, 48), (*_SIX, "fm")),
     "peer4": (3000, 0, "none", (4,), _SIX),
     "compat4": (3000, 0, "none", (4,), _SIX),
+    "compat": (3000, 0, "none", (4, 8, 12, 48), _SIX),
 }
 
 
@@ -41,7 +42,13 @@ def main(grid: str) -> None:
         for name in names:
             t0 = time.process_time()
             run = run_fm(
-                jobs, machine, "rack", name, model=model, warmup=warmup, compat=grid == "compat4"
+                jobs,
+                machine,
+                "rack",
+                name,
+                model=model,
+                warmup=warmup,
+                compat="fm-simulator" if grid.startswith("compat") else "",
             )
             cpu = time.process_time() - t0
             done = [r for r in run.result.jobs if not r.rejected]

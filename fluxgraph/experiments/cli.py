@@ -3,7 +3,7 @@
     fluxgraph sweep EXPERIMENT.yaml --out DIR [--workers N] [--dask ADDRESS|local|jobqueue]
     fluxgraph sweep export DIR --csv [PATH] | --parquet [PATH] [--long]
     fluxgraph report DIR [--metric M,...] [--rows AXES] [--cols AXES] [--plot AXIS]
-    fluxgraph reproduce STUDY [--quick] [--out DIR] [--workers N] [--dask ...]
+    fluxgraph reproduce STUDY [--quick] [--compat MODE] [--out DIR] [--workers N] [--dask ...]
 
 Bad input (an invalid experiment, an unknown axis) is reported in one message naming the key,
 with exit status 2 and nothing run or written; an interrupted sweep exits 130 and resumes when
@@ -112,6 +112,12 @@ def add_parsers(subparsers) -> None:
     p.add_argument("study", choices=tuple(STUDIES))
     p.add_argument("--quick", action="store_true", help="the reduced grid (under 2 minutes)")
     p.add_argument("--out", help="result directory (default: reproduce-STUDY[-quick])")
+    p.add_argument(
+        "--compat",
+        default="",
+        metavar="MODE",
+        help="the study's grid under another simulator's rules (fm: fm-simulator)",
+    )
     _run_options(p)
 
 
@@ -270,6 +276,7 @@ def _reproduce(args) -> int:
             args.study,
             args.out,
             quick=args.quick,
+            compat=args.compat,
             workers=args.workers,
             dask=args.dask,
             retry_failed=args.retry_failed,

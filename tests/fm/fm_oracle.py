@@ -7,6 +7,8 @@ a window when no booking covers any second of it; the placement rule itself is t
 
 from __future__ import annotations
 
+import math
+
 from fluxgraph.sched.fm.placement import rack_balance
 from fluxgraph.sched.fm.priority import make_priorities
 
@@ -101,4 +103,98 @@ def simulate(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup):
                             break
         new = {b[1] for b in bookings} - ends_before | {b[1] for b in bookings}
         times = sorted(set(times) | {e for e in new if e > t})
+    return out, rejected
+
+
+#: The paper's "larger runs first" values of spec §4.2 on a drifted submit ``s`` at time ``t``.
+_COMPAT_VALUES = {
+    "fcfs": lambda t, s, r, n, mo: -s,
+    "sjf": lambda t, s, r, n, mo: -r,
+    "wfp3": lambda t, s, r, n, mo: ((t - s) / r) ** 3 * n,
+    "f1": lambda t, s, r, n, mo: math.log10(r) * n + 870 * math.log10(s + 1),
+    "f1_asc": lambda t, s, r, n, mo: -(math.log10(r) * n + 870 * math.log10(s + 1)),
+    "fair": lambda t, s, r, n, mo: (t - s) / r,
+    "fm": lambda t, s, r, n, mo: (t - s) / ((math.log10(n) + 1) * r * mo),
+    "fm_code": lambda t, s, r, n, mo: (t - s) / r / mo,
+}
+
+
+def simulate_compat(jobs, racks, per_rack, pools_per_rack, local_gb, priority):
+    """The public simulator's rules (spec §9 D11, D17, D22), one pass every second, slowdown
+    ``none``: ``{job id: (start, end)}`` and the rejected ids."""
+    cap = 1024
+    value = _COMPAT_VALUES[priority]
+    free = [list(range(r * per_rack, (r + 1) * per_rack)) for r in range(racks)]
+    caps = [[cap] * pools_per_rack for _ in range(racks)]
+    pending = sorted(jobs, key=lambda j: (j.submit, j.id))
+    queue: list[list] = []  # [job, drifted submit]
+    running: list[tuple[int, object, list]] = []
+    out: dict[int, tuple[int, int]] = {}
+    rejected: set[int] = set()
+
+    def k_of(job):
+        return max(0, int(job.memory) - local_gb)
+
+    def mo(job):
+        return job.memory / local_gb if job.memory > local_gb else 1.0
+
+    def start(entry, t):
+        job = entry[0]
+        placed = rack_balance(free, caps, job.procs, k_of(job))
+        if placed is None:
+            return False
+        for g, m, gb in placed:
+            free[g // per_rack].remove(g)
+            if gb:
+                caps[m // pools_per_rack][m % pools_per_rack] -= gb
+        running.append((t + job.walltime, job, placed))
+        out[job.id] = (t, t + job.walltime)
+        queue.remove(entry)
+        return True
+
+    t = 0
+    while pending or queue or running:
+        for item in [x for x in running if x[0] <= t]:
+            running.remove(item)
+            for g, m, gb in item[2]:
+                free[g // per_rack].append(g)
+                free[g // per_rack].sort()
+                if gb:
+                    caps[m // pools_per_rack][m % pools_per_rack] += gb
+        while pending and pending[0].submit <= t:
+            job = pending.pop(0)
+            k = k_of(job)
+            never = job.procs > racks * per_rack or (
+                k > 0 and racks * min(per_rack, pools_per_rack * (cap // k)) < job.procs
+            )
+            if never:
+                rejected.add(job.id)
+            else:
+                queue.append([job, job.submit])
+        while queue:
+            order = sorted(
+                queue,
+                key=lambda e: (-value(t, e[1], e[0].walltime, e[0].procs, mo(e[0])), e[1], e[0].id),
+            )
+            head = order[0]
+            if start(head, t):
+                continue
+            nfree = sum(map(len, free))
+            if nfree >= head[0].procs:
+                head[1] += 1
+            count, left = nfree, None
+            for end, _, chunks in sorted(running, key=lambda x: x[0]):
+                count += len(chunks)
+                if count >= head[0].procs:
+                    left = end - t
+                    break
+            cands = [e for e in order[1:] if left is not None and e[0].walltime <= left]
+            if not cands:
+                break
+            if start(cands[0], t):
+                continue
+            if nfree >= cands[0][0].procs:
+                cands[0][1] += 1
+            break
+        t += 1
     return out, rejected

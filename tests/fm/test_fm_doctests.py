@@ -15,9 +15,12 @@ MODULES = [
     "fluxgraph.sched.fm.workload",
     "fluxgraph.sched.fm.priority",
     "fluxgraph.sched.fm.passes",
+    "fluxgraph.sched.fm.compat",
     "fluxgraph.sched.fm.run",
     "fluxgraph.sched.fm.metrics",
     "fluxgraph.experiments.studies.fm",
+    "fluxgraph.experiments.studies.fm_compat",
+    "fluxgraph.experiments.studies.fm_figures",
 ]
 
 

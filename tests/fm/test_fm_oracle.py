@@ -101,15 +101,28 @@ def test_rack_balance_against_exhaustive_search(busy, caps, n, k):
         _valid(free, pools, n, k, system, same_rack=False)
 
 
-def test_compat_backfill_ignores_pool_memory():
-    # A holds 536 GB of the rack's only memnode until 100; the head B needs the whole memnode.
-    # C fits now (336 <= 488 GB free). Counts-only EASY starts C beside B's node-count shadow
-    # (shadow = now: B is blocked by memory alone, 2 extra nodes); §4.3 EASY reserves B's
-    # memory from 100 on, so C (500 s) cannot start before B ends.
-    rows = [TraceRow(1, 0, 1, 100, 600), TraceRow(2, 1, 1, 50, 1088), TraceRow(3, 2, 1, 500, 400)]
+def test_compat_one_candidate_and_drift():
+    # 1 rack x 4 nodes, one 1,024 GB memnode. A holds 536 GB until 100; B (the head from t=1)
+    # needs the whole memnode. At t=2 the simulator's rules try one candidate only, C (10 s,
+    # fits the 98 s shadow, 536 GB > 488 free), which drifts with B; D (no pool) waits until
+    # t=3, when the drifted B and C sort behind it. From t=91 C (10 s) no longer fits the
+    # shadow, so only B drifts: at 100 C is ahead of B. Spec §4.3 EASY starts D at once and
+    # runs B (reserved from 100) before C.
+    rows = [
+        TraceRow(1, 0, 1, 100, 600),
+        TraceRow(2, 1, 1, 50, 1088),
+        TraceRow(3, 2, 1, 10, 600),
+        TraceRow(4, 2, 1, 10, 60),
+    ]
     jobs = map_trace(rows)
     spec = FmMachineSpec(1, 4, pool_tb=1)
-    compat = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0, compat=True)
+    compat = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0, compat="fm-simulator")
     ours = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0)
-    assert [(r.start, r.end) for r in compat.result.jobs] == [(0, 100), (502, 552), (2, 502)]
-    assert [(r.start, r.end) for r in ours.result.jobs] == [(0, 100), (100, 150), (150, 650)]
+    got = [(r.start, r.end) for r in compat.result.jobs]
+    assert got == [(0, 100), (110, 160), (100, 110), (3, 13)]
+    assert [(r.start, r.end) for r in ours.result.jobs] == [
+        (0, 100),
+        (100, 150),
+        (150, 160),
+        (2, 12),
+    ]

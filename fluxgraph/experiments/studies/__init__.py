@@ -1,9 +1,10 @@
 """Reproductions: ``fluxgraph reproduce STUDY`` = a bundled experiment + its analysis.
 
 A study is a module with ``NAME``, ``TITLE``, ``YAML`` (its bundled experiment, beside the
-module), ``results(rows)`` (the long rows of ``results.csv``) and ``analyse(rows, out, quick)``
-(a :class:`StudyReport`: tables, criteria, figures). :func:`reproduce` runs the sweep into
-``out`` (resumable, any backend), then writes ``results.csv``
+module; optionally ``COMPAT``, compat mode -> another bundled YAML, for ``--compat``),
+``results(rows)`` (the long rows of ``results.csv``) and ``analyse(rows, out, quick)`` (a
+:class:`StudyReport`: tables, criteria, figures). :func:`reproduce` runs the sweep into ``out``
+(resumable, any backend), then writes ``results.csv``
 (``experiment,scheduler,parameters,metric,value``), ``report.md`` (our numbers beside the
 paper's, each row with its criterion and whether it holds) and the PNG figures.
 
@@ -94,10 +95,18 @@ def get_study(name: str) -> ModuleType:
     return importlib.import_module(STUDIES[name])
 
 
-def study_experiment(name: str, quick: bool = False) -> Experiment:
-    """The bundled experiment of study ``name`` (its ``quick`` grid with ``quick``)."""
+def study_experiment(name: str, quick: bool = False, compat: str = "") -> Experiment:
+    """The bundled experiment of study ``name`` (its ``quick`` grid with ``quick``; with
+    ``compat``, the YAML the study's ``COMPAT`` names for that mode)."""
     module = get_study(name)
-    path = Path(str(resources.files(module.__name__.rpartition(".")[0]))) / module.YAML
+    yaml = module.YAML
+    if compat:
+        modes = getattr(module, "COMPAT", {})
+        if compat not in modes:
+            valid = ", ".join(modes) or "none"
+            raise ExperimentError(f"study {name!r} has no compat mode {compat!r} (valid: {valid})")
+        yaml = modes[compat]
+    path = Path(str(resources.files(module.__name__.rpartition(".")[0]))) / yaml
     exp = load_experiment(path)
     return exp.quick() if quick else exp
 
@@ -159,17 +168,20 @@ def reproduce(
     out: str | Path | None = None,
     *,
     quick: bool = False,
+    compat: str = "",
     workers: int | None = None,
     dask: str | None = None,
     retry_failed: bool = False,
     progress: bool | None = None,
     verbose: bool = False,
 ) -> tuple[SweepResult, StudyReport | None]:
-    """Run study ``name`` into ``out`` (default ``reproduce-NAME[-quick]``) and write its
-    ``results.csv``, ``report.md`` and figures; the report is ``None`` when interrupted."""
+    """Run study ``name`` into ``out`` (default ``reproduce-NAME[-COMPAT][-quick]``) and write
+    its ``results.csv``, ``report.md`` and figures; the report is ``None`` when interrupted.
+    ``compat`` selects one of the study's ``COMPAT`` grids (another simulator's rules)."""
     module = get_study(name)
-    exp = study_experiment(name, quick)
-    target = Path(out) if out is not None else Path(f"reproduce-{name}" + ("-quick" * quick))
+    exp = study_experiment(name, quick, compat)
+    default = f"reproduce-{name}" + (f"-{compat}" if compat else "") + ("-quick" * quick)
+    target = Path(out) if out is not None else Path(default)
     sweep = run_sweep(
         exp,
         target,

@@ -185,6 +185,14 @@ class FmAllocator:
     def family(self, job: Job) -> None:
         return None
 
+    def free_nodes(self) -> int:
+        """Nodes not held by a running booking now."""
+        return sum(map(len, self._free))
+
+    def fits_now(self, job: Job, now: int) -> bool:
+        """Whether :meth:`allocate` would start ``job`` at ``now`` (nothing is booked)."""
+        return self._place(job, now, self._free, self._used) is not None
+
     # -- placement -------------------------------------------------------------------------
 
     def remote_gb(self, job: Job) -> int:
@@ -234,7 +242,8 @@ class FmAllocator:
         """Free nodes and pool GB over ``[at, at + walltime)`` (cached while nothing changes)."""
         active = [r for r in self._reserved.values() if r.at < at + walltime and at < r.end]
         current = free is self._free
-        key = (self._version, at, tuple(id(r) for r in active))
+        # without an overlapping reservation the window sees the running bookings alone
+        key = (self._version, at, tuple(id(r) for r in active)) if active else (self._version,)
         if current and self._snap is not None and self._snap_key == key:
             return self._snap
         busy: set[int] = set()

@@ -13,11 +13,8 @@ all three for ``rack_balance``), so schedules are those of the plain walk.
 
 ``reference=True`` stays in WARMUP for the whole run: the fairness reference run (§6.4).
 
-``compat=True`` follows the public simulator's backfilling (spec §9 D11) instead: the head's
-shadow time and extra nodes come from node counts alone (running jobs' ends, pool memory
-ignored), and a later job starts if it fits now and either ends by the shadow time or needs no
-more than the extra nodes (which it then uses up). Its tick-by-tick loop, one candidate per
-tick, submit drift (D17) and un-stretched candidate runtimes are not reproduced.
+``compat`` (a :class:`~fluxgraph.sched.fm.compat.CompatTicks`) replaces the POLICY passes by
+the public simulator's rules (``--compat fm-simulator``, :mod:`fluxgraph.sched.fm.compat`).
 """
 
 from __future__ import annotations
@@ -25,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fluxgraph.sched.fm.allocator import FmAllocator
+from fluxgraph.sched.fm.compat import CompatTicks
 from fluxgraph.sched.passes import SchedulingView
 from fluxgraph.workload import Job
 
@@ -35,6 +33,12 @@ class FmPass:
     """Warm-up FCFS, then EASY in the simulator's priority order (see the module docstring).
 
     ``t_switch`` is the time of the switch (``None`` while warming up, or in a reference run).
+
+    >>> from fluxgraph.sched.fm.machine import FmMachineSpec, build_fm_machine
+    >>> from fluxgraph.sched.fm.workload import synthetic_trace, map_trace
+    >>> allocator = FmAllocator(build_fm_machine(FmMachineSpec(1, 8, pool_tb=1)), "rack")
+    >>> FmPass(map_trace(synthetic_trace(10)), allocator, warmup=4).t_switch is None
+    True
     """
 
     def __init__(
@@ -44,7 +48,7 @@ class FmPass:
         warmup: int,
         reference: bool = False,
         skip_rule: bool = True,
-        compat: bool = False,
+        compat: CompatTicks | None = None,
     ) -> None:
         self.allocator = allocator
         self.reference = reference
@@ -59,13 +63,15 @@ class FmPass:
     def schedule(self, view: SchedulingView, now: int) -> None:
         if self.t_switch is None and not self._warmup(view, now):
             return
-        if self.compat:
-            self._counts_easy(view, now)
+        if self.compat is not None:
+            self.compat.schedule(view, now)
         else:
             self._easy(view, now)
 
     def next_wakeup(self, now: int) -> int | None:
-        return None
+        if self.compat is None or self.t_switch is None:
+            return None
+        return self.compat.next_wakeup(now)
 
     def _warmup(self, view: SchedulingView, now: int) -> bool:
         """One A4 pass; ``True`` when it switched to the policy."""
@@ -99,40 +105,3 @@ class FmPass:
                 # keep only the minimal failed shapes: a dominated one skips nothing more
                 failed = [f for f in failed if not (n <= f[0] and k <= f[1] and w <= f[2])]
                 failed.append((n, k, w))
-
-    def _counts_easy(self, view: SchedulingView, now: int) -> None:
-        """EASY over node counts only (``compat``; see the module docstring)."""
-        order = view.queue()
-        shadow, extra = None, 0
-        for key in order:
-            job = view.job(key)
-            if shadow is None:
-                if view.start(key):
-                    continue
-                shadow, extra = shadow_time(view, job.procs, self.allocator.total_nodes, now)
-                continue
-            if now + job.walltime <= shadow:
-                view.start(key)
-            elif job.procs <= extra and view.start(key):
-                extra -= job.procs
-
-
-def shadow_time(view: SchedulingView, nodes: int, total: int, now: int) -> tuple[int, int]:
-    """When ``nodes`` nodes are free by counts alone, and how many more are free then.
-
-    >>> from types import SimpleNamespace as NS
-    >>> running = {1: NS(end=50, nodes=(0, 1)), 2: NS(end=30, nodes=(2,))}
-    >>> shadow_time(NS(running=lambda: running), 3, total=4, now=10)
-    (50, 1)
-    >>> shadow_time(NS(running=lambda: running), 1, total=4, now=10)   # blocked by memory
-    (10, 0)
-    """
-    running = sorted(view.running().values(), key=lambda r: r.end)
-    free = total - sum(len(r.nodes) for r in running)
-    if free >= nodes:
-        return now, free - nodes
-    for run in running:
-        free += len(run.nodes)
-        if free >= nodes:
-            return run.end, free - nodes
-    return 0, 0

@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fluxgraph.errors import SimulationError
 from fluxgraph.sched.fm.allocator import FmAllocator
+from fluxgraph.sched.fm.compat import COMPAT_MODES, CompatTicks
 from fluxgraph.sched.fm.machine import FmMachineSpec, build_fm_machine
 from fluxgraph.sched.fm.passes import FmPass
 from fluxgraph.sched.fm.priority import make_priorities
 from fluxgraph.sched.fm.slowdown import FmRuntime, SlowdownModel
 from fluxgraph.sched.fm.workload import fm_jobs
+from fluxgraph.sched.priority import get_priority
 from fluxgraph.sched.records import SimulationResult
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Job
@@ -49,24 +52,31 @@ def run_fm(
     model: str = "paper",
     warmup: int = 3000,
     reference: bool = False,
-    compat: bool = False,
+    compat: str = "",
 ) -> FmRun:
     """Simulate ``jobs`` (from :func:`~fluxgraph.sched.fm.workload.map_trace`) once.
 
     ``reference`` runs strict FCFS without backfilling for the whole trace (spec §6.4); the
-    baseline machine (``local_gb = 512``, no pool) takes ``scope = "nodes"``; ``compat`` uses
-    the public simulator's counts-only backfilling (:class:`~fluxgraph.sched.fm.passes.FmPass`).
+    baseline machine (``local_gb = 512``, no pool) takes ``scope = "nodes"``; ``compat =
+    "fm-simulator"`` follows the public simulator's rules instead of §4.3
+    (:mod:`fluxgraph.sched.fm.compat`; a cheap static queue order, the pass orders by itself).
     """
+    if compat not in COMPAT_MODES:
+        raise SimulationError(f"unknown compat mode {compat!r} (valid: fm-simulator)")
     slowdown = SlowdownModel(model)
     allocator = FmAllocator(build_fm_machine(machine), scope, slowdown)
     sized = fm_jobs(jobs, machine.local_gb, slowdown, scope)
     runtime = FmRuntime(allocator.durations)
-    scheduler = FmPass(sized, allocator, warmup, reference=reference, compat=compat)
+    ticks = None
+    if compat and not reference:
+        ticks = CompatTicks(sized, allocator, priority, machine.local_gb)
+    scheduler = FmPass(sized, allocator, warmup, reference=reference, compat=ticks)
+    order = "fcfs" if reference else priority
     sim = Simulator(
         None,
         sized,
         queue="fcfs" if reference else "easy",
-        priority=make_priorities(machine.local_gb)["fcfs" if reference else priority],
+        priority=get_priority("fcfs") if ticks else make_priorities(machine.local_gb)[order],
         runtime=runtime,
         scheduler=scheduler,
         allocator=allocator,
