@@ -74,10 +74,17 @@ class _NodeIds(MatchWriter):
             self.ids.append(graph.ids[v])
 
 
-def node_jobspec(nodes: int, walltime: int, sockets: int = 2, cores: int = 18) -> Any:
+def node_jobspec(
+    nodes: int,
+    walltime: int,
+    sockets: int = 2,
+    cores: int = 18,
+    classes: Sequence[int] = (),
+) -> Any:
     """The jobspec of a whole-node job (spec §4.1 step 2), loaded: ``node[nodes, exclusive] ->
     slot[1] -> socket[sockets] -> core[cores]``, or ``-> core[cores]`` when ``sockets`` is 0
-    (a machine whose nodes hold one core pool).
+    (a machine whose nodes hold one core pool). ``classes``: only nodes of these performance
+    classes (the constraint ``{"or": [{"properties": ["pc<p>"]}, ...]}`` of spec §4.3).
 
     >>> js = node_jobspec(4, 600)
     >>> js.resources[0].type, js.resources[0].count_min, int(js.duration)
@@ -86,11 +93,14 @@ def node_jobspec(nodes: int, walltime: int, sockets: int = 2, cores: int = 18) -
     leaf = {"type": "core", "count": cores}
     inner = {"type": "socket", "count": sockets, "with": [leaf]} if sockets else leaf
     slot = {"type": "slot", "label": "default", "count": 1, "with": [inner]}
+    system: dict[str, Any] = {"duration": walltime}
+    if classes:
+        system["constraints"] = {"or": [{"properties": [f"pc{p}"]} for p in classes]}
     return load_jobspec(
         {
             "version": 9999,
             "resources": [{"type": "node", "count": nodes, "exclusive": True, "with": [slot]}],
-            "attributes": {"system": {"duration": walltime}},
+            "attributes": {"system": system},
             "tasks": [{"command": ["app"], "slot": "default", "count": {"per_slot": 1}}],
         }
     )
@@ -104,8 +114,16 @@ def run_static_queue(
     cores: int = 18,
     jobspec: Callable[[Any], Any] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    slack: float = 0.0,
 ) -> list[JobRecord]:
     """Match every job of ``jobs`` once, in order, with ``allocate_orelse_reserve`` at time 0.
+
+    ``slack`` > 0 is class packing's start-time budget ``S`` (spec §4.3 step 2; seconds): a
+    job that the matcher's policy would spread over a window of ``w`` classes at its earliest
+    start ``T_any`` (one ``without_allocating_future`` probe) tries each narrower window of
+    consecutive classes, narrowest first; the window with the earliest start ``T_W <= T_any +
+    S`` (then the lowest class) is committed under its constraint. With the ``classpack``
+    policy this is spec §4.3 for any ``S`` (the policy alone offers ``S`` = 0 and ``inf``).
 
     Parameters
     ----------
@@ -129,8 +147,16 @@ def run_static_queue(
     >>> [(r.start, r.node_ids) for r in run_static_queue(m, jobs, sockets=0, cores=1)]
     [(0, (0, 1, 2)), (10, (0, 1))]
     """
+    if slack < 0:
+        raise SimulationError(f"static queue: slack must be >= 0, got {slack}")
     shapes: dict[tuple[int, int], Any] = {}
     records = []
+    classes: dict[int, int] = {}  # node logical id -> performance class
+    booked: dict[int, list[tuple[int, int]]] = {}  # node logical id -> committed spans
+    if slack > 0:
+        graph = matcher.graph
+        for v in graph.by_type.get("node", ()):
+            classes[graph.ids[v]] = int(graph.properties[v].get("perf_class", 0))
     for job in jobs:
         if jobspec is not None:
             spec = jobspec(job)
@@ -141,6 +167,11 @@ def run_static_queue(
                 shapes[job.nodes, job.walltime] = spec
         writer = _NodeIds()
         started = clock()
+        probes = 0
+        if slack > 0:
+            spec, probes = _within_slack(
+                matcher, job, spec, slack, classes, booked, (sockets, cores)
+            )
         out = matcher.run(spec, "allocate_orelse_reserve", job.id, writer, 0)
         seconds = clock() - started
         if out.rc != 0 and out.errno != ENODEV:
@@ -148,9 +179,74 @@ def run_static_queue(
         start = out.at if out.rc == 0 else -1
         ids = tuple(sorted(writer.ids)) if out.rc == 0 else ()
         records.append(
-            JobRecord(job.id, job.nodes, job.walltime, start, ids, seconds, out.preorder)
+            JobRecord(job.id, job.nodes, job.walltime, start, ids, seconds, out.preorder + probes)
         )
+        if slack > 0:
+            for i in ids:
+                booked.setdefault(i, []).append((start, start + job.walltime))
     return records
+
+
+def _within_slack(
+    matcher: Matcher,
+    job: Any,
+    spec: Any,
+    slack: float,
+    classes: dict[int, int],
+    booked: dict[int, list[tuple[int, int]]],
+    shape: tuple[int, int],
+) -> tuple[Any, int]:
+    """The jobspec to commit for ``job`` under start-time budget ``slack`` (see
+    :func:`run_static_queue`; ``classes``: node id -> class; ``booked``: node id -> the
+    ``[start, end)`` spans of the jobs committed so far) and the preorder visits of the probe.
+
+    A window's earliest start ``T_W`` comes from ``booked`` (the exact pre-filter spec §4.3
+    allows): the first time from ``T_any`` on, among ``T_any`` and the ends of spans, at which
+    ``n`` of its nodes are free for the walltime; the matcher then places the job under the
+    chosen window's constraint.
+    """
+    writer = _NodeIds()
+    out = matcher.run(spec, "without_allocating_future", job.id, writer, 0)
+    if out.rc != 0:
+        return spec, out.preorder
+    spread = [classes[i] for i in writer.ids]
+    width = max(spread) - min(spread)
+    members: dict[int, list[int]] = {}
+    for node, p in classes.items():
+        members.setdefault(p, []).append(node)
+    order = sorted(members)
+    n, d, t_any = job.nodes, job.walltime, out.at
+    for w in range(width):
+        best: tuple[int, int] | None = None
+        for a in order:
+            window = [p for p in order if a <= p <= a + w]
+            nodes = [v for p in window for v in members[p]]
+            if len(nodes) < n:
+                continue
+            t_w = _earliest(nodes, booked, n, d, t_any, t_any + slack)
+            if t_w is not None and (best is None or (t_w, a) < best):
+                best = (t_w, a)
+        if best is not None:
+            window = [p for p in order if best[1] <= p <= best[1] + w]
+            return node_jobspec(n, d, *shape, window), out.preorder
+    return spec, out.preorder
+
+
+def _earliest(
+    nodes: list[int], booked: dict[int, list[tuple[int, int]]], n: int, d: int, lo: int, hi: float
+) -> int | None:
+    """The earliest ``t`` in ``[lo, hi]`` (``lo`` or a span's end) at which ``n`` of ``nodes``
+    are free over ``[t, t + d)``; None if there is none."""
+    spans = [booked.get(v, ()) for v in nodes]
+    times = sorted({lo} | {e for sp in spans for _, e in sp if lo < e <= hi})
+    for t in times:
+        free = 0
+        for sp in spans:
+            if all(e <= t or s >= t + d for s, e in sp):
+                free += 1
+                if free >= n:
+                    return t
+    return None
 
 
 def figure_of_merit(node_ids: Iterable[int], classes: Sequence[int]) -> int:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from variation_oracle import check_run
 
-from fluxgraph.errors import MatchError
+from fluxgraph.errors import MatchError, SimulationError
 from fluxgraph.matcher import Matcher
 from fluxgraph.policies import ClassPacking, create_policy
 from fluxgraph.policies.class_packing import narrowest_windows
@@ -20,10 +20,10 @@ from fluxgraph.workload import Job
 POLICIES = ("high", "low", "variation", "classpack", "classpack-strict")
 
 
-def _run(classes, jobs, policy, racks=1):
+def _run(classes, jobs, policy, racks=1, slack=0):
     graph = build_quartz(racks, len(classes) // racks, 1, 1, classes=classes)
     matcher = Matcher(graph, "CA", policy, prune="ALL:core,ALL:node")
-    return run_static_queue(matcher, jobs, sockets=1, cores=1)
+    return run_static_queue(matcher, jobs, sockets=1, cores=1, slack=slack)
 
 
 def _jobs(*shapes):
@@ -123,3 +123,32 @@ def test_narrowest_windows_equal_brute_force(counts, n):
     best = min(w for w, _, _ in fits)
     assert width == best
     assert windows == sorted((a, u) for w, a, u in fits if w == best)
+
+
+def test_classpack_with_a_budget_waits_for_one_class_only_within_it():
+    # the example above: job 2 spreads now, or takes one class at 100 s (job 1's end)
+    classes = [1, 1, 1, 2, 2, 2, 3]
+    jobs = _jobs((5, 100), (2, 50))
+    short = _run(classes, jobs, "classpack", slack=99)
+    enough = _run(classes, jobs, "classpack", slack=100)
+    assert (short[1].start, short[1].node_ids) == (0, (5, 6))
+    assert (enough[1].start, enough[1].node_ids) == (100, (0, 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    racks=st.integers(1, 2),
+    classes=st.lists(st.integers(1, 5), min_size=3, max_size=7),
+    shapes=st.lists(_shapes, min_size=1, max_size=10),
+    slack=st.sampled_from([10, 25, 60, 1000]),
+)
+def test_classpack_budget_follows_the_brute_force_oracle(racks, classes, shapes, slack):
+    classes = classes * racks
+    jobs = _jobs(*[(min(n, len(classes)), d) for n, d in shapes])
+    records = _run(classes, jobs, "classpack", racks, slack)
+    assert check_run("classpack", classes, jobs, records, slack) == len(jobs)
+
+
+def test_static_queue_rejects_a_negative_budget():
+    with pytest.raises(SimulationError):
+        _run([1, 2], _jobs((1, 10)), "classpack", slack=-1)
