@@ -2,7 +2,8 @@
 
     python3 benchmarks/fm_bench.py s1      # S1 grid: first 1,000 jobs, warm-up 200, P machine
     python3 benchmarks/fm_bench.py peer    # first 3,000 jobs, no warm-up, slowdown none
-    python3 benchmarks/fm_bench.py compat4 # the same at 4 TB/rack with counts-only backfilling
+    python3 benchmarks/fm_bench.py compat4 # the same at 4 TB/rack, the public simulator's rules
+    python3 benchmarks/fm_bench.py compat  # ... at 4, 8, 12 and 48 TB/rack (the table)
 
 Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
 ``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
