@@ -275,7 +275,7 @@ class WindowPass:
             ):
                 continue
             past = shadow is None or now + wall > shadow[0]
-            if past and shadow is not None and (need[0] > shadow[1] or need[1] > shadow[2]):
+            if past and shadow is not None and not self._beside(need, shadow):
                 continue
             if past and not made:
                 at = view.reserve(reserved)
@@ -291,6 +291,7 @@ class WindowPass:
                 if past and shadow is not None:
                     shadow[1] -= need[0]
                     shadow[2] -= need[1]
+                    shadow[3] -= self._large(view.running()[key].nodes)
             else:
                 failed.append((*need, wall))
         return started, reserved
@@ -313,6 +314,17 @@ class WindowPass:
                 started.add(key)
         return started, reserved
 
+    def _large(self, ranks: tuple[int, ...]) -> int:
+        """How many of ``ranks`` are 256-GB SSD nodes (every node without SSDs)."""
+        half = self.machine.small_nodes
+        return sum(1 for r in ranks if r >= half)
+
+    @staticmethod
+    def _beside(need: tuple[int, int, int], shadow: list[int]) -> bool:
+        """Whether the spare at the shadow time can hold a job that runs past it."""
+        n, b, s = need
+        return n <= shadow[1] and b <= shadow[2] and (s <= SSD_SMALL or n <= shadow[3])
+
     def _shadow(
         self,
         view: SchedulingView,
@@ -321,33 +333,39 @@ class WindowPass:
         free: list[int],
         at: int | None,
     ) -> list[int] | None:
-        """``[T, spare nodes, spare BB]``: the earliest time ``T`` the blocked job ``need``
-        fits, and what is left at ``T`` beside it; ``None`` on SSD machines (node classes).
+        """``[T, spare nodes, spare BB, spare large-SSD nodes]``: the earliest time ``T`` the
+        blocked job ``need`` fits, and what is left at ``T`` beside it.
 
         Every booking starts at or before ``now`` and holds its nodes and chunks until its
         walltime ends, so from ``now`` on free capacity only grows: ``T`` is the first planned
-        end at which the free aggregates hold the job, and identical nodes make that the
-        matcher's earliest start too (a disagreement is an error). The spare at ``T`` bounds
-        what a job running past ``T`` may take (a necessary condition, placement decides)."""
-        if self.machine.ssd:
-            return None
+        end at which the free aggregates hold the job (a large-SSD job on large nodes), and
+        nodes identical within their class make that the matcher's earliest start too (a
+        disagreement is an error). The spare at ``T`` bounds what a job running past ``T`` may
+        take (a necessary condition; placement decides)."""
         ends = sorted(
-            (run.start + run.job.walltime, len(run.nodes), self._need(view, run.key)[1])
+            (
+                run.start + run.job.walltime,
+                len(run.nodes),
+                self._need(view, run.key)[1],
+                self._large(run.nodes),
+            )
             for run in view.running().values()
         )
-        nodes, bb = free[0], free[1]
+        n, b, s = need
+        big = s > SSD_SMALL
+        nodes, bb, large = free[0], free[1], free[3]
         when = now
-        for end, n, b in ends:
-            if end > when and nodes >= need[0] and bb >= need[1]:
+        for end, used, held, used_large in ends:
+            if end > when and nodes >= n and bb >= b and (not big or large >= n):
                 break
-            nodes, bb, when = nodes + n, bb + b, end
-        if nodes < need[0] or bb < need[1] or when == now:
+            nodes, bb, large, when = nodes + used, bb + held, large + used_large, end
+        if nodes < n or bb < b or (big and large < n) or when == now:
             return None
         if at is not None and at != when:
             raise SimulationError(
                 f"at {now}: the matcher reserves at {at}, the aggregates at {when}"
             )
-        return [when, nodes - need[0], bb - need[1]]
+        return [when, nodes - n, bb - b, large - (n if big else 0)]
 
     def _window_stage(
         self, view: SchedulingView, queue: list[int], free: list[int]
