@@ -321,24 +321,10 @@ class Selector(Explorer):
         if matched is None and not pristine:
             self.errno = EBUSY
             return -1
-        g = self.graph
-        if meta.alloc_type != SATISFIABILITY and g.status[u] != STATUS_UP:
-            self.errno = EBUSY
-            return -1
-        if (
-            meta.constraint is not None
-            and utype in _CONSTRAINED_TYPES
-            and not meta.constraint.matches(g.vertex(u))
-        ):
-            self.errno = EBUSY
-            return -1
-        p = g.schedule.plans[u]
-        a = self.pruned_avail = (
-            g.sizes[u] if p is None else p.avail_resources_during(meta.at, meta.duration)
-        )
+        a = self.own_checks(meta, u, utype)
         if a == 0:
-            self.errno = EBUSY
             return -1
+        g = self.graph
         if matched is not None:
             if (x_in or matched.exclusive is True) and self.by_excl(meta, u, x_in, matched) < 0:
                 return -1
@@ -396,23 +382,7 @@ class Selector(Explorer):
         self, meta: JobMeta, x_in: bool, s: str, u: int, utype: str, requests: list[Request]
     ) -> int:
         """Reject ``u`` early by status, constraint, availability, exclusivity or aggregates."""
-        g = self.graph
-        if meta.alloc_type != SATISFIABILITY and g.status[u] != STATUS_UP:
-            self.errno = EBUSY
-            return -1
-        if (
-            meta.constraint is not None
-            and utype in _CONSTRAINED_TYPES
-            and not meta.constraint.matches(g.vertex(u))
-        ):
-            self.errno = EBUSY
-            return -1
-        p = g.schedule.plans[u]  # (own_avail, inlined: prune runs for every visit)
-        a = self.pruned_avail = (
-            g.sizes[u] if p is None else p.avail_resources_during(meta.at, meta.duration)
-        )
-        if a == 0:
-            self.errno = EBUSY
+        if self.own_checks(meta, u, utype) == 0:
             return -1
         for r in requests:
             rtype = r.type
@@ -427,6 +397,28 @@ class Selector(Explorer):
             if r.user_data and self.by_subplan(meta, s, u, r) < 0:
                 return -1
         return 0
+
+    def own_checks(self, meta: JobMeta, u: int, utype: str) -> int:
+        """``u``'s own availability over the request's window (kept in ``pruned_avail``), or 0
+        with errno EBUSY when its status, the constraint or its planner rules it out."""
+        g = self.graph
+        if meta.alloc_type != SATISFIABILITY and g.status[u] != STATUS_UP:
+            self.errno = EBUSY
+            return 0
+        if (
+            meta.constraint is not None
+            and utype in _CONSTRAINED_TYPES
+            and not meta.constraint.matches(g.vertex(u))
+        ):
+            self.errno = EBUSY
+            return 0
+        p = g.schedule.plans[u]
+        a = self.pruned_avail = (
+            g.sizes[u] if p is None else p.avail_resources_during(meta.at, meta.duration)
+        )
+        if a == 0:
+            self.errno = EBUSY
+        return a
 
     def by_subplan(self, meta: JobMeta, s: str, u: int, r: Request) -> int:
         """Whether ``u``'s ``s`` aggregate can supply one instance of ``r`` (-1: EBUSY)."""
