@@ -119,10 +119,10 @@ def run_static_queue(
     """Match every job of ``jobs`` once, in order, with ``allocate_orelse_reserve`` at time 0.
 
     ``slack`` > 0 is class packing's start-time budget ``S`` (spec §4.3 step 2; seconds): a
-    job that the matcher's policy would spread over a window of ``w`` classes at its earliest
-    start ``T_any`` (one ``without_allocating_future`` probe) tries each narrower window of
-    consecutive classes, narrowest first; the window with the earliest start ``T_W <= T_any +
-    S`` (then the lowest class) is committed under its constraint. With the ``classpack``
+    job that the matcher's policy spreads over a window of ``w`` classes at its earliest start
+    ``T_any`` tries each narrower window of consecutive classes, narrowest first; if one starts
+    by ``T_any + S``, the job is cancelled and placed again under the constraint of the window
+    with the earliest start ``T_W`` (then the lowest class). With the ``classpack``
     policy this is spec §4.3 for any ``S`` (the policy alone offers ``S`` = 0 and ``inf``).
 
     Parameters
@@ -167,20 +167,23 @@ def run_static_queue(
                 shapes[job.nodes, job.walltime] = spec
         writer = _NodeIds()
         started = clock()
-        probes = 0
-        if slack > 0:
-            spec, probes = _within_slack(
-                matcher, job, spec, slack, classes, booked, (sockets, cores)
-            )
         out = matcher.run(spec, "allocate_orelse_reserve", job.id, writer, 0)
+        visits = out.preorder
+        if slack > 0 and out.rc == 0:
+            packed = _within_slack(
+                job, writer.ids, out.at, slack, classes, booked, (sockets, cores)
+            )
+            if packed is not None:  # one class window within the budget: place it there
+                matcher.cancel(job.id)
+                writer = _NodeIds()
+                out = matcher.run(packed, "allocate_orelse_reserve", job.id, writer, 0)
+                visits += out.preorder
         seconds = clock() - started
         if out.rc != 0 and out.errno != ENODEV:
             raise SimulationError(f"static queue: job {job.id}: match failed (errno {out.errno})")
         start = out.at if out.rc == 0 else -1
         ids = tuple(sorted(writer.ids)) if out.rc == 0 else ()
-        records.append(
-            JobRecord(job.id, job.nodes, job.walltime, start, ids, seconds, out.preorder + probes)
-        )
+        records.append(JobRecord(job.id, job.nodes, job.walltime, start, ids, seconds, visits))
         if slack > 0:
             for i in ids:
                 booked.setdefault(i, []).append((start, start + job.walltime))
@@ -188,65 +191,70 @@ def run_static_queue(
 
 
 def _within_slack(
-    matcher: Matcher,
     job: Any,
-    spec: Any,
+    nodes: list[int],
+    t_any: int,
     slack: float,
     classes: dict[int, int],
     booked: dict[int, list[tuple[int, int]]],
     shape: tuple[int, int],
-) -> tuple[Any, int]:
-    """The jobspec to commit for ``job`` under start-time budget ``slack`` (see
-    :func:`run_static_queue`; ``classes``: node id -> class; ``booked``: node id -> the
-    ``[start, end)`` spans of the jobs committed so far) and the preorder visits of the probe.
+) -> Any:
+    """The constrained jobspec for ``job`` under start-time budget ``slack`` (see
+    :func:`run_static_queue`), or None to keep its placement ``nodes`` at ``t_any``.
 
-    A window's earliest start ``T_W`` comes from ``booked`` (the exact pre-filter spec §4.3
-    allows): the first time from ``T_any`` on, among ``T_any`` and the ends of spans, at which
-    ``n`` of its nodes are free for the walltime; the matcher then places the job under the
-    chosen window's constraint.
+    ``classes``: node id -> class; ``booked``: node id -> the ``[start, end)`` spans of the
+    jobs committed before it. A window's earliest start comes from ``booked`` (the exact
+    pre-filter spec §4.3 allows): the first time from ``t_any`` on, among ``t_any`` and the
+    ends of spans, at which ``n`` of its nodes are free for the walltime; the matcher then
+    places the job under the chosen window's constraint.
     """
-    writer = _NodeIds()
-    out = matcher.run(spec, "without_allocating_future", job.id, writer, 0)
-    if out.rc != 0:
-        return spec, out.preorder
-    spread = [classes[i] for i in writer.ids]
+    spread = [classes[i] for i in nodes]
     width = max(spread) - min(spread)
-    members: dict[int, list[int]] = {}
-    for node, p in classes.items():
-        members.setdefault(p, []).append(node)
-    order = sorted(members)
-    n, d, t_any = job.nodes, job.walltime, out.at
+    if not width:
+        return None
+    n, d = job.nodes, job.walltime
+    times, counts = _free_by_class(classes, booked, d, t_any, t_any + slack)
+    order = sorted(set(classes.values()))
     for w in range(width):
         best: tuple[int, int] | None = None
         for a in order:
             window = [p for p in order if a <= p <= a + w]
-            nodes = [v for p in window for v in members[p]]
-            if len(nodes) < n:
-                continue
-            t_w = _earliest(nodes, booked, n, d, t_any, t_any + slack)
-            if t_w is not None and (best is None or (t_w, a) < best):
-                best = (t_w, a)
+            for t, free in zip(times, counts, strict=True):
+                if sum(free.get(p, 0) for p in window) >= n:
+                    if best is None or (t, a) < best:
+                        best = (t, a)
+                    break
         if best is not None:
             window = [p for p in order if best[1] <= p <= best[1] + w]
-            return node_jobspec(n, d, *shape, window), out.preorder
-    return spec, out.preorder
-
-
-def _earliest(
-    nodes: list[int], booked: dict[int, list[tuple[int, int]]], n: int, d: int, lo: int, hi: float
-) -> int | None:
-    """The earliest ``t`` in ``[lo, hi]`` (``lo`` or a span's end) at which ``n`` of ``nodes``
-    are free over ``[t, t + d)``; None if there is none."""
-    spans = [booked.get(v, ()) for v in nodes]
-    times = sorted({lo} | {e for sp in spans for _, e in sp if lo < e <= hi})
-    for t in times:
-        free = 0
-        for sp in spans:
-            if all(e <= t or s >= t + d for s, e in sp):
-                free += 1
-                if free >= n:
-                    return t
+            return node_jobspec(n, d, *shape, window)
     return None
+
+
+def _free_by_class(
+    classes: dict[int, int],
+    booked: dict[int, list[tuple[int, int]]],
+    d: int,
+    lo: int,
+    hi: float,
+) -> tuple[list[int], list[dict[int, int]]]:
+    """The candidate starts in ``[lo, hi]`` (``lo`` and the spans' ends) and, at each, the
+    number of nodes per class free over ``[t, t + d)``. A window's earliest start is ``lo`` or
+    the end of one of its nodes' spans, so these times hold it."""
+    times = sorted({lo} | {e for spans in booked.values() for _, e in spans if lo < e <= hi})
+    always: dict[int, int] = {}
+    counts: list[dict[int, int]] = [{} for _ in times]
+    for v, p in classes.items():
+        spans = [(s, e) for s, e in booked.get(v, ()) if s < hi + d and e > lo]
+        if not spans:
+            always[p] = always.get(p, 0) + 1
+            continue
+        for t, free in zip(times, counts, strict=True):
+            if all(e <= t or s >= t + d for s, e in spans):
+                free[p] = free.get(p, 0) + 1
+    for free in counts:
+        for p, c in always.items():
+            free[p] = free.get(p, 0) + c
+    return times, counts
 
 
 def figure_of_merit(node_ids: Iterable[int], classes: Sequence[int]) -> int:

@@ -28,7 +28,7 @@ def test_study_cells_report_and_figures(tmp_path):
         }
     )
     result = run_sweep(exp, tmp_path / "run", workers=1, progress=False)
-    assert result.failed == 0 and result.done == 9
+    assert result.failed == 0 and result.done == 10
     with ResultStore(tmp_path / "run", readonly=True) as store:
         rows = list(store.rows())
     for r in rows:
@@ -71,4 +71,4 @@ def test_bundled_grid_covers_the_experiments():
     assert {c["layout"] for c in cells} == {"iid", "rack0.8", "rack0.95"}
     assert any(c["exact"] for c in cells)
     assert {c["lod"] for c in cells} == {"node", "socket"}
-    assert len(study_experiment("variation", quick=True).cells()) == 7
+    assert len(study_experiment("variation", quick=True).cells()) == 8

@@ -8,8 +8,9 @@ per job at time 0, spec §4.1). A cell is one (seed, policy, class layout, exact
 
 * E-V1: ``high``, ``low``, ``variation`` on seeds 1-6: Table 1 per seed, reduction factors,
   now/reserved, and parity with the reference rows of spec §7.1.
-* E-V2: ``classpack`` (slack 0) and ``classpack-strict`` (slack inf): Table 1 rows and their
-  start-time cost against ``variation``.
+* E-V2: ``classpack`` (slack 0), ``classpack-1800`` (a start-time budget of 1800 s, the
+  driver's ``slack``, spec §4.3 step 2) and ``classpack-strict`` (slack inf): Table 1 rows and
+  their start-time cost against ``variation``.
 * E-V3: match time per job and in total (Fig. 7b), with ``exact_visit_counts`` off and on.
   ``lod=socket`` is the spec's machine (94,342 vertices); ``lod=node`` the pooled quartz
   (``node > core[36]``, 4,876 vertices), which selects the same nodes (paper §3.3; tested), so
@@ -39,7 +40,9 @@ __all__ = ["KIND", "NAME", "TITLE", "YAML", "analyse", "avoidable_spread", "resu
 NAME = "variation"
 TITLE = "Fluxion §6.3: variation-aware scheduling case study (Table 1, Fig. 7-8)"
 YAML = "variation.yaml"
-POLICIES = ("high", "low", "variation", "classpack", "classpack-strict")
+POLICIES = ("high", "low", "variation", "classpack", "classpack-1800", "classpack-strict")
+#: Study labels of class packing with a start-time budget: label -> (policy, slack s).
+BUDGETED = {"classpack-1800": ("classpack", 1800.0)}
 NCLASSES = 5
 LAYOUTS = {"iid": 0.0, "rack0.8": 0.8, "rack0.95": 0.95}
 PRUNE = "ALL:core,ALL:node"
@@ -126,8 +129,10 @@ def run_case(
     graph = build_quartz(racks=racks, classes=classes, pooled=pooled)
     build = time.process_time() - c0
     c0, w0 = time.process_time(), time.perf_counter()
+    policy, slack = BUDGETED.get(policy, (policy, 0.0))
     matcher = Matcher(graph, "CA", policy, prune=PRUNE, exact_visit_counts=exact)
-    records = run_static_queue(matcher, queue, **({"sockets": 0, "cores": 36} if pooled else {}))
+    shape = {"sockets": 0, "cores": 36} if pooled else {}
+    records = run_static_queue(matcher, queue, slack=slack, **shape)
     timings = {
         "build_s": build,
         "cpu_s": time.process_time() - c0,
@@ -291,7 +296,7 @@ def _tables(report: StudyReport, cells) -> None:
                      for b in ("high", "low"))]
         )  # fmt: skip
         var = get["variation"] or {}
-        for p in ("classpack", "classpack-strict"):
+        for p in ("classpack", "classpack-1800", "classpack-strict"):
             m = get[p]
             if m is None:
                 continue
@@ -449,17 +454,27 @@ def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
             all(strict_ok) if strict_ok else None,
         )
     )
+    budget0, budget_starts = [], []
+    for seed in iid:
+        budget = cells.get(("iid", seed, "classpack-1800", False))
+        var = cells.get(("iid", seed, "variation", False))
+        if budget and var:
+            budget0.append(budget["fom0"] or 0)
+            budget_starts.append((budget["mean_start"] or 0) / max(var["mean_start"] or 1, 1))
+    mean_budget = statistics.fmean(budget0) if budget0 else 0.0
     mean_strict = statistics.fmean(strict0) if strict0 else 0.0
     out.append(
         Criterion(
             "V3i",
             "184",
-            f"classpack-strict #fom=0 {strict0} (mean {mean_strict:.1f}); mean start ratio "
-            f"{', '.join(f'{s:.3f}' for s in strict_starts)}",
-            "issue 15: a class-packing policy with ≥ 190 fom=0 jobs averaged over seeds 1-6 and "
-            "mean start ≤ 1.05 × variation's on every seed (slack ∞ here; slack 0 is V3)",
-            (mean_strict >= 190 and all(s <= 1.05 for s in strict_starts))
-            if len(strict0) == 6
+            f"classpack-1800 #fom=0 {budget0} (mean {mean_budget:.1f}); mean start ratio "
+            f"{', '.join(f'{s:.3f}' for s in budget_starts)} (classpack-strict: #fom=0 mean "
+            f"{mean_strict:.1f}, mean start ratio "
+            f"{', '.join(f'{s:.3f}' for s in strict_starts)})",
+            "issue 15: class packing with ≥ 190 fom=0 jobs averaged over seeds 1-6 and mean "
+            "start ≤ 1.05 × variation's on every seed (slack 1800 s here; slack 0 is V3)",
+            (mean_budget >= 190 and all(s <= 1.05 for s in budget_starts))
+            if len(budget0) == 6
             else None,
             "variation 174-182",
         )
