@@ -131,8 +131,8 @@ class DefaultBackfill:
             self._stale = False
         running = view.running()
         self.prepare(now, running)
-        self.tracker = Tracker.of(3, self.initial)
         free = self.nodes - sum(len(run.nodes) for run in running.values())
+        self.tracker = Tracker.of(3, self.initial if free > 0 else ())  # no walk without nodes
         started = 0
         io_started: set[GroupKey] = set()
         last: dict[GroupKey, int] = {}  # a group's next job starts no earlier than its last
