@@ -190,8 +190,8 @@ def _r3(g: DisaggGrid, k: float) -> Criterion:
             continue
         need = 0.10 if (s, x) in MARGIN_CELLS else 0.02
         need /= k  # doubled tolerances (E6): half the margin
-        gains.append(f"({s},{x}) +{dis - base:.3f}")
-        _check(checks, bad, dis >= base + need, f"({s},{x}) +{dis - base:.3f} < {need:g}")
+        gains.append(f"({s},{x}) {dis - base:+.3f}")
+        _check(checks, bad, dis >= base + need, f"({s},{x}) {dis - base:+.3f} < {need:g}")
     text, ok = _verdict(checks, bad, "gains " + ", ".join(gains) if gains else "")
     return Criterion(
         "R3",
