@@ -1,9 +1,10 @@
 """One BBSched run: a method on an analogue's workload, through the simulator (spec §7).
 
 :func:`simulate_method` builds the machine (the ``-ssd`` recipe for S5-S7), the workload, the
-:class:`~fluxgraph.bbsched.window.WindowPass` and the simulator (match policy ``lonodex``:
-lowest node ids first, so small SSD requests land on the 128-GB nodes; pruning by node, core and
-bb aggregates), runs it and returns the records with the pass.
+:class:`~fluxgraph.bbsched.window.WindowPass` and the simulator on a
+:class:`~fluxgraph.bbsched.allocator.BBAllocator` (match policy ``lonodex``: lowest node ids
+first, so small SSD requests land on the 128-GB nodes; pruning by node, core and bb
+aggregates), runs it and returns the records with the pass.
 :func:`run_case` adds the §6 metrics and decision-time statistics.
 
 >>> from fluxgraph.workload import Job
@@ -20,11 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fluxgraph.bbsched.allocator import BBAllocator
 from fluxgraph.bbsched.ga import GAParams
 from fluxgraph.bbsched.machine import RECIPES, BBMachine
 from fluxgraph.bbsched.methods import make_method
 from fluxgraph.bbsched.metrics import bin_waits, run_metrics
-from fluxgraph.bbsched.window import WindowPass, bb_shape, wfp
+from fluxgraph.bbsched.window import WindowPass, wfp
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched import Simulator
 from fluxgraph.sched.records import SimulationResult
@@ -71,13 +73,11 @@ def simulate_method(
     if o.base not in ("fcfs", "wfp"):
         raise SimulationError(f"unknown base scheduler {o.base!r} (valid: fcfs, wfp)")
     sim = Simulator(
-        m.graph(),
+        None,
         jobs,
         priority="fcfs" if o.base == "fcfs" else wfp,
-        shape=bb_shape(m),
-        policy=o.policy,
-        prune=PRUNE,
         scheduler=scheduler,
+        allocator=BBAllocator(m, o.policy, PRUNE),
     )
     return sim.run(), scheduler
 
