@@ -250,7 +250,7 @@ class WindowPass:
         started: set[int] = set()
         reserved: int | None = None
         made = False
-        shadow: list[int] | None = None  # [time, spare nodes, spare BB] of the reservation
+        shadow: list[int] | None = None  # see _shadow
         failed: list[tuple[int, int, int, int]] = []
         for index, key in enumerate(order):
             need = self._need(view, key)
