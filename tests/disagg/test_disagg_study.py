@@ -96,6 +96,28 @@ def test_cell_metrics_and_schedule_come_from_the_run(tmp_path):
         disagg.KIND.run({**params, "S": 0, "alloc": "base"}, ctx)
 
 
+def test_bundled_grids():
+    full, quick = (studies.study_experiment("disagg", quick=q) for q in (False, True))
+    # 2 traces x 3 windows x (6 S x 6 X x 2 allocators - 5 N/A A-base cells at S = 0)
+    assert len(full.cells()) == 402 and len(quick.cells()) == 58
+
+
+@needs_trace
+def test_every_mix_of_the_spec_grid_fits():
+    # spec §3.4 step 6: large jobs fit the smallest nonzero large partition (160 of 1024 nodes)
+    exp = studies.study_experiment("disagg")
+    traces = {c.params["trace"]: c.params["per_node"] for c in exp.cells()}
+    assert len(traces) == 2
+    smallest = large_count(1024, 15)
+    for trace, per_node in traces.items():
+        path = str(Path(exp.base_dir) / trace)
+        for w in (0, 1, 2):
+            for x in (15, 25, 50, 75, 100):
+                mix = disagg._mix(path, per_node, 2000, w, x, 1024)
+                large = [j.nodes for j in mix if j.extra["large"]]
+                assert large and max(large) <= smallest
+
+
 def _row(s, x, alloc, w=0, **metrics):
     params = {"experiment": "E2", "S": s, "X": x, "alloc": alloc, "window": w, "nodes": 64}
     return CellRow(
