@@ -197,6 +197,16 @@ class DefaultBackfill:
                     recheck(t)
                     if not open_ahead:
                         break
+                    if t >= now + max(h[2] for h in open_ahead):
+                        # the run's later batches start at t or later, past the window from
+                        # now of every open kind: book them without rechecks
+                        rest = len(keys) - placed
+                        if self.backfill_max is not None:
+                            rest = min(rest, self.backfill_max - reserved)
+                            reserved += rest
+                        amounts, limits = self.demand(g)
+                        t = int(self.tracker.book(t, g[2], amounts, limits, rest))
+                        break
             last[g] = t
             if t > now:
                 open_ahead.discard(g)

@@ -163,6 +163,29 @@ class Tracker:
                 best = min(best, int((limit - peak) // amount) + 1)
         return t, best
 
+    def book(
+        self,
+        start: float,
+        duration: float,
+        amounts: Sequence[float],
+        thresholds: Sequence[float | None],
+        count: int,
+    ) -> float:
+        """Book ``count`` equal spans one after another, each at its earliest fit from the last
+        one's start on (:meth:`fit`); the last start.
+
+        >>> t = Tracker(1); t.add(0, 10, (1.0,))
+        >>> t.book(0, 10, (1.0,), (1.0,), 3), t.usage_at(5), t.usage_at(15)
+        (10, (2.0,), (2.0,))
+        """
+        t = start
+        while count > 0:
+            t, fits = self.fit(t, duration, amounts, thresholds)
+            fits = min(fits, count)
+            self.add(t, t + duration, [fits * a for a in amounts])
+            count -= fits
+        return t
+
 
 def _violations(checks: list[tuple[list[float], float, float]], first: int) -> list[bool]:
     """Whether each segment from ``first`` on has a column over its limit."""
