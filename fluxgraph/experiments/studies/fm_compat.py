@@ -76,6 +76,10 @@ def compat_criteria(ours: dict[int, dict[str, float]], judged: bool = True) -> l
     return out
 
 
+def _seconds(value: float | None) -> str | None:
+    return None if value is None else f"{value:.1f}"
+
+
 def compat_table(
     ours: dict[int, dict[str, float]], cpu: dict[int, dict[str, float]]
 ) -> tuple[str, list[str], list[list]]:
@@ -85,7 +89,7 @@ def compat_table(
         got, sec = ours.get(pool, {}), cpu.get(pool, {})
         body.append([pool, "public simulator", *(peer[s] for s in SCHEDULERS)])
         body.append([pool, "ours (compat)", *(got.get(s) for s in SCHEDULERS)])
-        body.append([pool, "ours: CPU s per run", *(sec.get(s) for s in SCHEDULERS)])
+        body.append([pool, "ours: CPU s per run", *(_seconds(sec.get(s)) for s in SCHEDULERS)])
     return (
         "Cross-check: mean bsld over all completed jobs, first 3,000 jobs (public simulator "
         "89-900 s per run)",
