@@ -11,6 +11,18 @@ priority: the first queued job that cannot start now gets the one reservation (r
 pass, as qmanager does), later jobs start now only where they fit beside it. Storage set-up
 costs nothing (§5); a job runs for its runtime.
 
+Re-making a reservation is skipped where its outcome is known (identical schedules; the tests
+compare with ``reuse=False``): the simulator's release of a reservation is held back until the
+next booking or release, and if that books the same job again, the held placement stands when
+
+* it starts after ``now`` at a start or end of another placement (a time the search tries),
+* no earlier time the search would try passes the node and chunk counts without it
+  (:meth:`~fluxgraph.storage.placer.RabbitPlacer.may_start_before`), and
+* the placements overlapping its window are the ones it was placed among: the planners'
+  availability over a window depends only on the set of spans overlapping it (the most held at
+  once is a maximum over sets of pairwise-overlapping spans, which share a point of the window),
+  so the matcher makes the same choice there.
+
 >>> from fluxgraph.storage import StorageRequest, elcap
 >>> placer = RabbitPlacer(elcap(chassis=1, nodes=2, chunks=2, cores=(1, 1), gpus=0))
 >>> jobs = [StorageJob(i, 0, 10, StorageRequest(2, 10, (400,))) for i in (1, 2)]
@@ -35,14 +47,21 @@ class RabbitBookings:
 
     Jobs carry their :class:`~fluxgraph.storage.directives.StorageRequest` as
     ``extra["storage"]`` (:func:`simulate` builds them). ``started`` keeps the placement of
-    every job that started, by job id.
+    every job that started, by job id; ``reused`` counts reservations kept instead of re-made
+    (``reuse=False`` re-makes every one).
     """
 
-    def __init__(self, placer: RabbitPlacer) -> None:
+    def __init__(self, placer: RabbitPlacer, reuse: bool = True) -> None:
         self.placer = placer
         self.total_nodes = placer.total_nodes
         self.total_cores = placer.total_nodes
         self.started: dict[int, Placement] = {}
+        self.reuse = reuse
+        self.reused = 0
+        self._key: dict[int, int] = {}  # booking id -> placer job id
+        self._among: dict[int, tuple[int, frozenset[int]]] = {}  # reservation -> job id and
+        # the placements overlapping it when it was placed
+        self._held: dict[int, int] = {}  # job id -> released reservation still in the placer
 
     def check(self, job: Job) -> str:
         try:
@@ -52,16 +71,67 @@ class RabbitBookings:
         return ""
 
     def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
+        held = self._held.pop(job.id, None) if reserve else None
+        self._drop_held()
+        if held is not None:
+            if self._stands(held, now):
+                self.reused += 1
+                self._key[jobid] = held
+                return self._allocation(self.placer.jobs[held])
+            self._forget(held)
         try:
             p = self.placer.place(jobid, job.extra["storage"], now, reserve)
         except StorageRejected:
             return None
-        if not p.reserved:
+        self._key[jobid] = jobid
+        if p.reserved:
+            self._among[jobid] = (job.id, self._overlapping(p))
+        else:
             self.started[job.id] = p
-        return Allocation(p.start, p.nodes, len(p.nodes))
+        return self._allocation(p)
 
     def release(self, jobid: int) -> None:
-        self.placer.release(jobid)
+        key = self._key.pop(jobid)
+        self._drop_held()
+        if self.reuse and key in self._among:
+            self._held[self._among[key][0]] = key
+        else:
+            self._forget(key)
+
+    def _forget(self, key: int) -> None:
+        self._among.pop(key, None)
+        self.placer.release(key)
+
+    def _drop_held(self) -> None:
+        """Release the held reservations for good (before any other booking or release)."""
+        for key in self._held.values():
+            self._forget(key)
+        self._held.clear()
+
+    def _stands(self, key: int, now: int) -> bool:
+        """Whether placing held reservation ``key`` again at ``now`` gives it back unchanged."""
+        p = self.placer.jobs[key]
+        return (
+            p.start > now
+            and any(q.start == p.start or q.end == p.start for q in self._others(p))
+            and not self.placer.may_start_before(key, now)
+            and self._overlapping(p) == self._among[key][1]
+        )
+
+    def _others(self, p: Placement):
+        return (q for q in self.placer.jobs.values() if q is not p)
+
+    def _overlapping(self, p: Placement) -> frozenset[int]:
+        """The placer keys (unique booking ids) of the placements overlapping ``p``'s window."""
+        return frozenset(
+            k
+            for k, q in self.placer.jobs.items()
+            if q is not p and q.start < p.end and q.end > p.start
+        )
+
+    @staticmethod
+    def _allocation(p: Placement) -> Allocation:
+        return Allocation(p.start, p.nodes, len(p.nodes))
 
     def family(self, job: Job) -> tuple[object, int] | None:
         """Requests without Lustre phases: more nodes with the same per-node storage is
@@ -72,8 +142,9 @@ class RabbitBookings:
         return (self.placer.per_node_gib(request), len(request.node_local_gib)), request.nodes
 
 
-def simulate(placer: RabbitPlacer, jobs: list[StorageJob]) -> list[Outcome]:
-    """Run ``jobs`` (in submission order) on ``placer``'s machine; one outcome per job."""
+def simulate(placer: RabbitPlacer, jobs: list[StorageJob], reuse: bool = True) -> list[Outcome]:
+    """Run ``jobs`` (in submission order) on ``placer``'s machine; one outcome per job
+    (``reuse``: keep reservations whose re-making is known to give them back)."""
     trace = [
         Job(
             j.id,
@@ -86,7 +157,7 @@ def simulate(placer: RabbitPlacer, jobs: list[StorageJob]) -> list[Outcome]:
         )
         for j in jobs
     ]
-    bookings = RabbitBookings(placer)
+    bookings = RabbitBookings(placer, reuse)
     result = Simulator(None, trace, queue="easy", priority="fcfs", allocator=bookings).run()
     by_id = {j.id: j for j in jobs}
     out = []
