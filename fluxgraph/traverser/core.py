@@ -543,10 +543,15 @@ class Traverser(Selector):
             except PlannerError:
                 return -1
         rc = 0
-        dst = g.edge_dst
+        dst, all_tags = g.edge_dst, sched.tags
         for e in g.child_edges(dom)[u]:
             tgt = dst[e]
             if marks[tgt] <= base:
+                t = all_tags[tgt]
+                if not t or jobid not in t:  # the job is not below: a visit that stops here
+                    self.preorder += 1
+                    marks[tgt] = base + 1
+                    continue
                 rc += self._mod_dfv(tgt, jobid)
         marks[u] = base + 2
         self.postorder += 1
