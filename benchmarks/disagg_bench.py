@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import machine_info, write_json
 
 from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.memory_metrics import run_metrics
-from fluxgraph.sched.memory_sim import DisaggSimulator
+from fluxgraph.sched.disagg.metrics import run_metrics
+from fluxgraph.sched.disagg.sim import DisaggSimulator
 from fluxgraph.workload import load_workload
 from fluxgraph.workload.disagg_mix import make_mix, map_trace
 

@@ -10,7 +10,7 @@ scripts (spec §2.1). The graph (spec §2.2):
 * ``memnet`` (the conduit): root ``memfabric0`` with a ``conduit-of`` edge to every ``memory``
   vertex, all-to-all and single hop; a job's remote memory is a span on another node's memory
   planner reached through it. There is no bandwidth pool: contention becomes slowdown
-  (:mod:`fluxgraph.sched.memory_contention`), not capacity.
+  (:mod:`fluxgraph.sched.disagg.contention`), not capacity.
 
 Like :mod:`fluxgraph.machines`, a spec becomes a GRUG recipe (the same recipe a user can edit)
 and the recipe a :class:`~fluxgraph.graph.ResourceGraph`.

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.errors import WorkloadError
-from fluxgraph.sched.memory_contention import APPS
+from fluxgraph.sched.disagg.contention import APPS
 from fluxgraph.workload import Job, load_workload
 from fluxgraph.workload.disagg_mix import (
     LARGE_APPS,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.memory_metrics import run_metrics
-from fluxgraph.sched.memory_sim import DisaggSimulator
+from fluxgraph.sched.disagg.metrics import run_metrics
+from fluxgraph.sched.disagg.sim import DisaggSimulator
 from fluxgraph.workload import load_workload
 from fluxgraph.workload.disagg_mix import make_mix, map_trace
 

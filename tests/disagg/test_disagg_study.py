@@ -19,8 +19,8 @@ from fluxgraph.experiments.store import CellRow
 from fluxgraph.experiments.studies import disagg
 from fluxgraph.experiments.studies.disagg_grid import DisaggGrid, criteria
 from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.memory_metrics import run_metrics, timeline
-from fluxgraph.sched.memory_sim import DisaggSimulator
+from fluxgraph.sched.disagg.metrics import run_metrics, timeline
+from fluxgraph.sched.disagg.sim import DisaggSimulator
 
 LUBLIN = Path(__file__).resolve().parents[3] / "shared" / "traces" / "lublin_256.swf"
 needs_trace = pytest.mark.skipif(not LUBLIN.exists(), reason="shared traces absent")

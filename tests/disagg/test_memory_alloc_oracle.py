@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.memory_machines import build_memory_machine
-from fluxgraph.sched.memory_alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
 
 MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
 

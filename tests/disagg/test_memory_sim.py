@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.memory_machines import MemoryMachineSpec
-from fluxgraph.sched.memory_contention import APPS
-from fluxgraph.sched.memory_sim import DisaggSimulator
+from fluxgraph.sched.disagg.contention import APPS
+from fluxgraph.sched.disagg.sim import DisaggSimulator
 from fluxgraph.workload import Job
 
 MIB = st.sampled_from([1024, 16384, 30000, 40000, 49152, 60000, 90000])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fluxgraph.memory_machines import build_memory_machine
-from fluxgraph.sched.memory_alloc import MemoryAllocator, MemoryRequest
-from fluxgraph.sched.memory_contention import APPS, MemoryContention, job_speed
+from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.sched.disagg.contention import APPS, MemoryContention, job_speed
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 

@@ -3,7 +3,7 @@
 
 One cell is one run (spec §6): a window of a substitute trace (lublin for E1-E4, KTH for E6),
 mapped to whole nodes (``nodes = ceil(procs / per_node)``), made into the mix with ``X`` %
-large node-hours (spec §3.4), replayed by :class:`~fluxgraph.sched.memory_sim.DisaggSimulator`
+large node-hours (spec §3.4), replayed by :class:`~fluxgraph.sched.disagg.sim.DisaggSimulator`
 on ``nodes`` nodes with ``S`` % large ones under A-base or A-dis. ``analyse`` derives the
 normalised throughput, memory savings, responses and utilisation, checks R0-R8 (E6: R1-R4 with
 doubled tolerances) and draws Fig. 1, 5, 6 and 7 (with matplotlib). E1 is the grid's A-base
@@ -31,8 +31,8 @@ from fluxgraph.experiments.store import CellRow
 from fluxgraph.experiments.studies import StudyReport, parameters_text
 from fluxgraph.experiments.studies.disagg_grid import PAPER_SAVINGS, DisaggGrid, criteria
 from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.memory_metrics import run_metrics, timeline
-from fluxgraph.sched.memory_sim import DisaggRecord, DisaggResult, DisaggSimulator
+from fluxgraph.sched.disagg.metrics import run_metrics, timeline
+from fluxgraph.sched.disagg.sim import DisaggRecord, DisaggResult, DisaggSimulator
 from fluxgraph.workload import Job, load_workload
 from fluxgraph.workload.disagg_mix import make_mix, map_trace, window
 

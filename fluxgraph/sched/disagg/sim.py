@@ -5,14 +5,14 @@ requested time), ``runtime`` (contention-free seconds), ``nodes`` and, in ``extr
 ``mem_mib`` (per node) and ``app_id``. :class:`DisaggSimulator` runs them on the shared
 :class:`~fluxgraph.sched.simulator.Simulator` with
 
-* the allocator :class:`~fluxgraph.sched.memory_booking.MemoryBookings` (A-base or A-dis
+* the allocator :class:`~fluxgraph.sched.disagg.booking.MemoryBookings` (A-base or A-dis
   placements; earliest starts over the candidate times of §4.5; spans moved to a slowed job's
   planned end through the simulator's ``retime`` hook);
 * the pass :class:`~fluxgraph.sched.passes.SlurmBackfill`: the **main pass** starts jobs in
   priority order (submit time, then id) until one does not fit; the **backfill pass** walks the
   first ``backfill_depth`` queued jobs, each started at its earliest start if that is now, else
   reserved until the pass ends (conservative backfilling, D12);
-* the runtime model :class:`~fluxgraph.sched.memory_contention.MemoryContention` (§5), whose
+* the runtime model :class:`~fluxgraph.sched.disagg.contention.MemoryContention` (§5), whose
   re-timings the simulator applies after the ends (before the pass) and after the starts, and
   ``kill_at_walltime=False`` (the spec never kills a job at its requested time, §5.1).
 
@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from fluxgraph.memory_machines import MemoryMachineSpec, build_memory_machine
-from fluxgraph.sched.memory_alloc import MemoryAllocator
-from fluxgraph.sched.memory_booking import MemoryBookings, request_of
-from fluxgraph.sched.memory_contention import MemoryContention
+from fluxgraph.sched.disagg.alloc import MemoryAllocator
+from fluxgraph.sched.disagg.booking import MemoryBookings, request_of
+from fluxgraph.sched.disagg.contention import MemoryContention
 from fluxgraph.sched.passes import SlurmBackfill
 from fluxgraph.sched.runtime import TraceRuntime
 from fluxgraph.sched.simulator import Simulator

@@ -1,7 +1,7 @@
 """A-base and A-dis behind the simulator's :class:`~fluxgraph.sched.allocator.Allocator`.
 
 Disaggregated-memory spec §4.2-§4.6 (Zacarias et al. §IV-C, §IV-D). :class:`MemoryBookings`
-books a job as a :class:`~fluxgraph.sched.memory_alloc.MemoryAllocator` placement (compute nodes
+books a job as a :class:`~fluxgraph.sched.disagg.alloc.MemoryAllocator` placement (compute nodes
 and memory lent through ``memnet``, several matcher bookings), so the disaggregated-memory
 scheduler runs on the shared :class:`~fluxgraph.sched.simulator.Simulator`:
 
@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched.allocator import Allocation
-from fluxgraph.sched.memory_alloc import MemoryAllocator, MemoryRequest, Placement
+from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest, Placement
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 

@@ -1,7 +1,7 @@
 """Metrics of a disaggregated-memory run (spec §6): makespan, throughput, responses, utilisation.
 
 >>> from fluxgraph.memory_machines import MemoryMachineSpec
->>> from fluxgraph.sched.memory_sim import DisaggRecord, DisaggResult
+>>> from fluxgraph.sched.disagg.sim import DisaggRecord, DisaggResult
 >>> from fluxgraph.workload import Job
 >>> jobs = [Job(1, 0, 10, 10, nodes=2, extra={"mem_mib": 16384}),
 ...         Job(2, 0, 10, 10, nodes=2, extra={"mem_mib": 8192})]
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 
-from fluxgraph.sched.memory_sim import DisaggResult
+from fluxgraph.sched.disagg.sim import DisaggResult
 
 __all__ = ["run_metrics", "timeline"]
 
