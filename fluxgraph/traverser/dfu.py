@@ -180,7 +180,9 @@ class Selector(Explorer):
         """Select resources for ``requests`` below ``root`` at ``meta.at``; 0 or -1 (errno)."""
         self.tick()
         if self.shortcuts:
-            if plan_shortcut(self, requests, root, meta, excl) is not None:
+            # (an empty region proves the request cannot be met: the walk then fails at the
+            # root exactly as the full walk does, errno included, so no re-run is needed)
+            if plan_shortcut(self, requests, root, meta, excl):
                 self.shortcut_used = True
             self.tick()  # the probe visited vertices: whiten them for the real walk
         self.preorder = self.postorder = 0

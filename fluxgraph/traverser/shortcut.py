@@ -9,7 +9,11 @@ sort puts exactly those groups first, whatever libstdc++'s tie order would do el
 selection walk then visits only the chosen candidates and their pass-through ancestors, so it
 marks the same edges and emits the same selection as the full walk.
 
-Whenever the proof does not go through (a tie at the boundary, too few candidates, several
+When every candidate was tried and fewer than ``k`` units qualify, the full walk fails at the
+root; the walk then enters no candidate and fails the same way (same errno), which saves the
+second walk over every candidate in each failed step of the reservation loop.
+
+Whenever the proof does not go through (a tie at the boundary, several
 top-level requests, auxiliary subsystems, a dominant subsystem that is not a tree,
 node-centric factors that differ between candidates, labelled requests),
 :func:`plan_shortcut` returns ``None`` and the full walk runs unchanged. Only visit counts differ
@@ -100,7 +104,8 @@ def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
 def plan_shortcut(
     sel: Selector, requests: list[Request], root: int, meta: JobMeta, excl: bool
 ) -> set[int] | None:
-    """The vertices the walk may enter at pass-through levels, or ``None`` for the full walk."""
+    """The vertices the walk may enter at pass-through levels (none: the request cannot be
+    met), or ``None`` for the full walk."""
     policy = sel.policy
     if (
         not isinstance(policy, IdOrder)
@@ -151,7 +156,11 @@ def plan_shortcut(
             boundary = score
     else:
         if total < k:
-            return None
+            # every candidate was tried: the full walk finds fewer than k units too, and fails
+            # at the root (ENODEV, or EBUSY where the root itself is pruned); walking no
+            # candidate reaches the same failure without visiting them all again
+            sel.region_filter = (region.members, set())
+            return set()
     allowed = set(chosen)
     for v in chosen:
         a = parent[v]
