@@ -163,7 +163,9 @@ def format_table(header: Sequence[str], body: Sequence[Sequence[Any]], fmt: str 
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, cells)])
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib's ``pyplot`` on the file-only Agg backend (ExperimentError without the
+    ``plot`` extra)."""
     try:
         import matplotlib
 
@@ -189,7 +191,7 @@ def line_plot(
 ) -> Path:
     """Draw ``series`` (label -> y per x) against ``xs`` as lines (or grouped bars) to
     ``path`` (PNG)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     numeric = not bar and all(_sort_key(str(x))[0] == 0 for x in xs)
     positions = [float(x) for x in xs] if numeric else list(range(len(xs)))
@@ -223,11 +225,17 @@ def line_plot(
     ax.grid(True, alpha=0.3)
     if len(series) > 1 or bar:
         ax.legend(fontsize="small")
-    fig.tight_layout()
+    out = save_figure(fig, path)
+    plt.close(fig)
+    return out
+
+
+def save_figure(fig, path: str | Path) -> Path:
+    """Lay out ``fig`` and write it to ``path`` (its folder created); the path."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
     fig.savefig(out)
-    plt.close(fig)
     return out
 
 

@@ -7,32 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from fluxgraph.experiments.report import pyplot, save_figure
+
 __all__ = ["plot_cdfs", "plot_nt", "plot_timelines", "plot_utilisation"]
 
 Series = Sequence[tuple[float, float]]
 LABELS = {"base": "A-base", "dis": "A-dis"}
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path)
-    return path
-
-
 def plot_timelines(panels: Mapping[str, Sequence[tuple[int, float, float]]], path: Path) -> Path:
     """Fig. 1: CPU and memory utilisation sampled over time, one panel per run, the run's
     means dashed."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.6 * len(panels)), dpi=100)
     axes = list(axes) if len(panels) > 1 else [axes]
     for ax, (title, samples) in zip(axes, panels.items(), strict=True):
@@ -48,7 +34,7 @@ def plot_timelines(panels: Mapping[str, Sequence[tuple[int, float, float]]], pat
         ax.set_title(title, fontsize="small", loc="left")
         ax.legend(fontsize="small", loc="lower right")
     axes[-1].set_xlabel("time (h)")
-    out = _save(fig, path)
+    out = save_figure(fig, path)
     plt.close(fig)
     return out
 
@@ -61,7 +47,7 @@ def plot_nt(
 ) -> Path:
     """Fig. 5: bars of normalised throughput against S (one panel per mix X, A-base beside
     A-dis); the panel title carries the mix's memory savings."""
-    plt = _pyplot()
+    plt = pyplot()
     mixes = list(nt)
     cols = min(3, len(mixes))
     rows = (len(mixes) + cols - 1) // cols
@@ -81,14 +67,14 @@ def plot_nt(
     for ax in flat[len(mixes) :]:
         ax.axis("off")
     flat[0].legend(fontsize="small", loc="lower right")
-    out = _save(fig, path)
+    out = save_figure(fig, path)
     plt.close(fig)
     return out
 
 
 def plot_cdfs(panels: Mapping[str, Mapping[str, Sequence[float]]], path: Path) -> Path:
     """Fig. 6: CDFs of response time (hours, log scale), one panel per (S, X)."""
-    plt = _pyplot()
+    plt = pyplot()
     cols = min(3, len(panels))
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 2.8 * rows), dpi=100, squeeze=False)
@@ -106,14 +92,14 @@ def plot_cdfs(panels: Mapping[str, Mapping[str, Sequence[float]]], path: Path) -
     for ax in flat[len(panels) :]:
         ax.axis("off")
     flat[0].legend(fontsize="small", loc="lower right")
-    out = _save(fig, path)
+    out = save_figure(fig, path)
     plt.close(fig)
     return out
 
 
 def plot_utilisation(points: Mapping[str, Series], path: Path) -> Path:
     """Fig. 7: (CPU, memory) utilisation of every cell, one marker set per group."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2), dpi=100)
     for name, pts in points.items():
         if pts:
@@ -126,6 +112,6 @@ def plot_utilisation(points: Mapping[str, Series], path: Path) -> Path:
     ax.set_title("Fig. 7: CPU against memory utilisation per cell")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
-    out = _save(fig, path)
+    out = save_figure(fig, path)
     plt.close(fig)
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from fluxgraph.errors import ExperimentError
+from fluxgraph.experiments.report import pyplot, save_figure
 from fluxgraph.sched.ioaware.metrics import concurrency, sample
 from fluxgraph.sched.ioaware.run import IORun
 from fluxgraph.sched.ioaware.workload import THREADS
@@ -15,28 +15,10 @@ from fluxgraph.sched.ioaware.workload import THREADS
 __all__ = ["plot_curve", "plot_makespans", "plot_runs"]
 
 
-def _pyplot():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ExperimentError("plots need matplotlib: pip install 'fluxgraph[plot]'") from None
-    return plt
-
-
-def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path)
-    return path
-
-
 def plot_runs(runs: Mapping[str, IORun], nodes: int, path: Path, title: str) -> Path:
     """One panel per run: delivered GiB/s (10 s means, left axis) and running jobs per type
     (right axis), as the paper's Fig. 3 and Fig. 5."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(len(runs), 1, figsize=(9, 2.3 * len(runs)), dpi=100, sharex=True)
     axes = list(axes) if len(runs) > 1 else [axes]
     end = max(r.makespan for r in runs.values())
@@ -75,7 +57,7 @@ def plot_runs(runs: Mapping[str, IORun], nodes: int, path: Path, title: str) -> 
 
 def plot_curve(ours: Sequence[float], spec: Sequence[float], path: Path) -> Path:
     """X1: delivered GiB/s against concurrent write8 jobs, ours beside the spec's table."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
     ax.plot(range(len(ours)), ours, "o-", label="fluid model")
     ax.plot(range(1, len(spec) + 1), spec, "x", color="k", label="spec §5.1 table")
@@ -85,7 +67,7 @@ def plot_curve(ours: Sequence[float], spec: Sequence[float], path: Path) -> Path
     ax.set_title("Fig. 4 shape: concave file-system throughput")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
-    out = _save(fig, path)
+    out = save_figure(fig, path)
     plt.close(fig)
     return out
 
@@ -94,7 +76,7 @@ def plot_makespans(
     noisy: Mapping[str, Sequence[float]], deterministic: Mapping[str, float | None], path: Path
 ) -> Path:
     """Fig. 6: box plots of the noisy makespans per run, the deterministic run as a cross."""
-    plt = _pyplot()
+    plt = pyplot()
     names = [n for n in deterministic if noisy.get(n)]
     fig, ax = plt.subplots(figsize=(7, 3.8), dpi=100)
     ax.boxplot([noisy[n] for n in names], tick_labels=names)
@@ -104,6 +86,6 @@ def plot_makespans(
     ax.set_title("W2 makespan over noisy runs (Fig. 6)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize="small")
-    out = _save(fig, path)
+    out = save_figure(fig, path)
     plt.close(fig)
     return out
