@@ -105,6 +105,10 @@ class Selector(Explorer):
         #: Use exact early termination (off when visit counts must equal the reference's).
         self.shortcuts = True
         self.shortcut_used = False
+        #: Whether visits are this class's own (a subclass may visit or prune differently):
+        #: only then may a busy child be skipped, or a leaf visited by :meth:`visit_leaf`.
+        cls = type(self)
+        self.plain_visits = cls.dom_dfv is Selector.dom_dfv and cls.prune is Selector.prune
         self.regions: dict = {}
         self.region_filter: tuple[set[int], set[int]] | None = None
         graph.schedule.grow(graph.num_vertices)
@@ -241,6 +245,10 @@ class Selector(Explorer):
         """Visit ``u`` on the dominant subsystem; -1 on failure, else ``u``'s exclusivity (0/1)."""
         g = self.graph
         utype = g.types[u]
+        if self.plain_visits and not g.out_edges[u]:
+            xc = self.visit_leaf(meta, u, utype, requests, pristine, excl, to_parent)
+            if xc is not None:
+                return xc
         x_in = excl
         if not x_in:
             for r in requests:
@@ -295,8 +303,8 @@ class Selector(Explorer):
         excl: bool,
         to_parent: ScoringObject,
     ) -> int | None:
-        """:meth:`dom_dfv` of a vertex without out-edges, inlined for the explore loops;
-        ``None`` where the request list asks for slots (the caller then visits normally).
+        """:meth:`dom_dfv` of a vertex without out-edges, in one method (the visit of most
+        vertices); ``None`` where the request list asks for slots (the full visit then runs).
 
         A leaf explores nothing, so its visit is its classification, its pruning and its
         policy's score of an empty scoring object: the same checks in the same order, the same
@@ -463,11 +471,6 @@ class Selector(Explorer):
                 self.errno = EBUSY
                 return -1
         return 0
-
-    def _plain_visit(self) -> bool:
-        """Whether visits are this class's own (a subclass may visit or prune differently)."""
-        cls = type(self)
-        return cls.dom_dfv is Selector.dom_dfv and cls.prune is Selector.prune
 
     def dom_slot(
         self, meta: JobMeta, u: int, shape, nslots: int, pristine: bool, dfu: ScoringObject

@@ -145,8 +145,7 @@ class Explorer:
         found = -1
         plans = g.schedule.plans
         at, d = meta.at, meta.duration
-        fast_fail = self._plain_visit()
-        out_edges = g.out_edges
+        fast_fail = self.plain_visits
         for e in g.child_edges(s)[u]:
             tgt = dst[e]
             if marks is not None and marks[tgt] > base:
@@ -161,11 +160,7 @@ class Explorer:
                     self.preorder += 1  # (see _explore_dynamic)
                     self.errno = EBUSY
                     continue
-                xc = None
-                if fast_fail and not out_edges[tgt]:
-                    xc = self.visit_leaf(meta, tgt, types[tgt], requests, pristine, x, dfu)
-                if xc is None:
-                    xc = visit(meta, tgt, requests, pristine, x, dfu)
+                xc = visit(meta, tgt, requests, pristine, x, dfu)
             if xc < 0:
                 continue
             c = dfu.avail
@@ -180,7 +175,7 @@ class Explorer:
         """``explore`` for the ``first`` policies: children in learned order until every
         requested type is saturated (§6.10.2)."""
         g = self.graph
-        types, dst, esub, out_edges = g.types, g.edge_dst, g.edge_subsystem, g.out_edges
+        types, dst, esub = g.types, g.edge_dst, g.edge_subsystem
         region_filter = self.region_filter
         if region_filter is not None:
             members, allowed = region_filter
@@ -192,7 +187,7 @@ class Explorer:
         evals = dfu.evals
         plans = g.schedule.plans
         at, d = meta.at, meta.duration
-        fast_fail = self._plain_visit()
+        fast_fail = self.plain_visits
         found = -1
         for e in self.sorted_out_edges(u):
             if esub[e] != s:
@@ -216,11 +211,7 @@ class Explorer:
                     self.preorder += 1
                     self.errno = EBUSY
                     continue
-                xc = None
-                if fast_fail and not out_edges[tgt]:
-                    xc = self.visit_leaf(meta, tgt, ttype, requests, pristine, x, dfu)
-                if xc is None:
-                    xc = visit(meta, tgt, requests, pristine, x, dfu)
+                xc = visit(meta, tgt, requests, pristine, x, dfu)
             if xc < 0:
                 continue
             c = dfu.avail
