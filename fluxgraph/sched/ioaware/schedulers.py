@@ -147,12 +147,13 @@ class DefaultBackfill:
         def recheck(booked: int) -> None:
             for h in list(open_ahead):
                 if booked < now + h[2]:
-                    t, _ = self.fit(h, now)
+                    t, _ = self.fit(h, now, exact=False)  # exact when it is now
                     if t > now:
                         last[h] = t
                         open_ahead.discard(h)
 
         reserved = 0  # delayed jobs reserved (Alg. 1's BackfillCount)
+        deferred: set[GroupKey] = set()  # groups booked past every open window
         for g, keys in self._runs:
             if last.get(g, now) > now:
                 recheck(now)
@@ -161,11 +162,26 @@ class DefaultBackfill:
             ahead[g] -= 1
             if not ahead[g]:
                 open_ahead.discard(g)
+            t = last.get(g, now)
+            if g in deferred:
+                # the walk below would place this run from the group's last start on, past
+                # every open window too, and book it whole: booked after the earlier run
+                reserved += self._book_run_later(g, None, len(keys), reserved)
+                continue
+            if self.tracker.deferred and len(open_ahead - {g}):
+                # deferred bookings only push starts later: a run whose earliest start
+                # without them is past every other open window goes the same way
+                low, _ = self.fit(g, t, exact=False)
+                if low >= now + max(h[2] for h in open_ahead if h != g):
+                    reserved += self._book_run_later(g, low, len(keys), reserved)
+                    deferred.add(g)
+                    last[g] = low
+                    open_ahead.discard(g)
+                    continue
             # A run of equal jobs is placed in batches: after one job at ``t`` the next starts
             # at ``t`` or later (the trackers only fill up) and ``count`` of them fit at ``t``
             # at once: the same placements as one job at a time. Only a run's first batch
             # can start now (a later batch is where no more copies fit now, or nodes ran out).
-            t = last.get(g, now)
             placed = 0
             while placed < len(keys) and free > 0:
                 t, count = self.fit(g, t)
@@ -200,12 +216,9 @@ class DefaultBackfill:
                     if t >= now + max(h[2] for h in open_ahead):
                         # the run's later batches start at t or later, past the window from
                         # now of every open kind: book them without rechecks
-                        rest = len(keys) - placed
-                        if self.backfill_max is not None:
-                            rest = min(rest, self.backfill_max - reserved)
-                            reserved += rest
-                        amounts, limits = self.demand(g)
-                        t = int(self.tracker.book(t, g[2], amounts, limits, rest))
+                        # (deferred: the walk often ends before anything could see them)
+                        reserved += self._book_run_later(g, t, len(keys) - placed, reserved)
+                        deferred.add(g)
                         break
             last[g] = t
             if t > now:
@@ -256,13 +269,23 @@ class DefaultBackfill:
         """S0: nodes only."""
         return (g[1], 0.0, 0.0), (self.nodes - g[1], None, None)
 
-    def fit(self, g: GroupKey, t: int) -> tuple[int, int]:
+    def fit(self, g: GroupKey, t: int, exact: bool = True) -> tuple[int, int]:
         """The earliest start ``>= t`` of a job of group ``g`` (``EarliestStartTime``: the
         fixed point of Alg. 4 / Alg. 7's alternation, found in one sweep) and how many jobs
-        of the group fit there together."""
+        of the group fit there together (``exact=False``: see :meth:`Tracker.fit`)."""
         amounts, limits = self.demand(g)
-        start, count = self.tracker.fit(t, g[2], amounts, limits)
+        start, count = self.tracker.fit(t, g[2], amounts, limits, exact)
         return int(start), count
+
+    def _book_run_later(self, g: GroupKey, t: int | None, count: int, reserved: int) -> int:
+        """Book ``count`` jobs of group ``g`` one after another from ``t`` on (``None``: from
+        the last start of the group's previous booking), deferred (``Tracker.book_later``),
+        within ``backfill_max``; how many were booked."""
+        if self.backfill_max is not None:
+            count = max(0, min(count, self.backfill_max - reserved))
+        amounts, limits = self.demand(g)
+        self.tracker.book_later(t, g[2], amounts, limits, count, g)
+        return count
 
     def reserve(self, g: GroupKey, t: int, count: int = 1) -> None:
         """Book ``count`` jobs of group ``g`` at ``t`` in the trackers (``ReserveResources``)."""

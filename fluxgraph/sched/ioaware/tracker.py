@@ -21,7 +21,8 @@ in one sweep, with how many equal spans fit there. A fit is inclusive
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from math import inf, nextafter
 
 __all__ = ["FIT_EPS", "Tracker"]
 
@@ -36,11 +37,14 @@ class Tracker:
     Runtime complexity: :meth:`add` and :meth:`fit` are O(breakpoints) each.
     """
 
-    __slots__ = ("times", "usage")
+    __slots__ = ("_horizon", "_last", "_pending", "times", "usage")
 
     def __init__(self, columns: int = 1) -> None:
         self.times: list[float] = []
         self.usage: list[list[float]] = [[] for _ in range(columns)]
+        self._pending: list[_Booking] = []  # deferred bookings with spans left, call order
+        self._horizon = inf  # no deferred span starts before it
+        self._last: dict[Hashable, _Booking] = {}  # key -> its latest deferred booking
 
     @classmethod
     def of(cls, columns: int, spans: Iterable[tuple[float, float, Sequence[float]]]) -> Tracker:
@@ -84,6 +88,11 @@ class Tracker:
         """Add ``amounts[c]`` (may be negative) to column ``c`` on ``[start, end)``."""
         if end <= start:
             return
+        if end > self._horizon or (self._pending and min(amounts) < 0):
+            self._settle(end if min(amounts) >= 0 else inf)
+        self._add(start, end, amounts)
+
+    def _add(self, start: float, end: float, amounts: Sequence[float]) -> None:
         i = self._split(start)
         j = self._split(end)
         for col, amount in zip(self.usage, amounts, strict=True):
@@ -106,6 +115,8 @@ class Tracker:
 
     def peak(self, start: float, duration: float, column: int) -> float:
         """The highest usage of ``column`` over ``[start, start + duration)``."""
+        if start + duration > self._horizon:
+            self._settle(start + duration)
         times = self.times
         i = max(bisect_right(times, start) - 1, 0)
         j = bisect_left(times, start + duration)
@@ -113,6 +124,8 @@ class Tracker:
 
     def usage_at(self, t: float) -> tuple[float, ...]:
         """Every column's usage at time ``t``."""
+        if t >= self._horizon:
+            self._settle(nextafter(t, inf))
         i = bisect_right(self.times, t) - 1
         return tuple(col[i] if i >= 0 else 0.0 for col in self.usage)
 
@@ -122,6 +135,7 @@ class Tracker:
         duration: float,
         amounts: Sequence[float],
         thresholds: Sequence[float | None],
+        exact: bool = True,
     ) -> tuple[float, int]:
         """The earliest ``t >= start`` where every column ``c`` with a threshold stays at most
         ``max(thresholds[c], 0)`` all over ``[t, t + duration)`` (``None``: unconstrained),
@@ -131,7 +145,24 @@ class Tracker:
 
         Always finite: after the last breakpoint every usage is 0. A block of segments over a
         threshold is skipped whole (the next candidate is where the block ends).
+
+        ``exact=False`` leaves deferred bookings (:meth:`book_later`) out: ``t`` is then a
+        lower bound of the exact one, the exact one where ``t + duration`` is at most where
+        they may start, and a fit from it gives the exact answer.
         """
+        while True:
+            t, count = self._fit(start, duration, amounts, thresholds)
+            if not exact or t + duration <= self._horizon:
+                return t, count
+            self._settle(t + duration)  # the window reaches deferred spans: place them
+
+    def _fit(
+        self,
+        start: float,
+        duration: float,
+        amounts: Sequence[float],
+        thresholds: Sequence[float | None],
+    ) -> tuple[float, int]:
         times = self.times
         checks = [
             (col, (limit if limit > 0 else 0.0) + FIT_EPS, amount)
@@ -185,6 +216,103 @@ class Tracker:
             self.add(t, t + duration, [fits * a for a in amounts])
             count -= fits
         return t
+
+    def book_later(
+        self,
+        start: float | None,
+        duration: float,
+        amounts: Sequence[float],
+        thresholds: Sequence[float | None],
+        count: int,
+        key: Hashable = None,
+    ) -> None:
+        """:meth:`book` with non-negative ``amounts``, deferred: its spans are placed only
+        when an operation could see them (a fit whose window, or an add, peak or usage that
+        reaches past where they may start), and then only those that start before it ends.
+        Every answer is the one :meth:`book` gives at once: a booking reads and changes usage
+        from its next start on only, operations that end before that neither see it nor
+        change what it books (they only add non-negative amounts; a negative add places every
+        deferred span first), and deferred bookings are placed in call order. ``start=None``
+        books from the last start of ``key``'s previous deferred booking.
+
+        >>> t = Tracker(1); t.add(0, 10, (1.0,))
+        >>> t.book_later(10, 10, (1.0,), (1.0,), 3)
+        >>> t.fit(0, 10, (1.0,), (1.0,)), t.times
+        ((0, 1), [0, 10])
+        >>> t.fit(0, 11, (1.0,), (1.0,)), t.times, t.usage
+        ((20, 1), [0, 10, 20, 30], [[1.0, 2.0, 1.0, 0.0]])
+        """
+        if min(amounts) < 0:
+            raise ValueError(f"deferred bookings add non-negative amounts, not {amounts}")
+        after = None
+        if start is None:
+            after = self._last[key]
+            if not after.count:
+                start, after = after.last, None
+        booking = _Booking(start, duration, amounts, thresholds, count, after)
+        self._last[key] = booking
+        if count:
+            self._pending.append(booking)
+            if start is not None:
+                self._horizon = min(self._horizon, start)
+
+    @property
+    def deferred(self) -> bool:
+        """Whether spans of :meth:`book_later` calls remain to be placed."""
+        return bool(self._pending)
+
+    def settle(self) -> None:
+        """Place every deferred span (see :meth:`book_later`)."""
+        self._settle(inf)
+
+    def _settle(self, end: float) -> None:
+        """Place every deferred span that starts before ``end``."""
+        self._advance(end, len(self._pending))
+        self._pending = pending = [b for b in self._pending if b.count]
+        self._horizon = min((b.next for b in pending if b.next is not None), default=inf)
+
+    def _advance(self, end: float, upto: int) -> None:
+        """Place the spans of the first ``upto`` deferred bookings that start before ``end``;
+        each span only after the bookings before it are placed through its window."""
+        pending = self._pending
+        for i in range(upto):
+            b = pending[i]
+            if b.next is None:  # books from its predecessor's last start, not yet known
+                if b.after.count:
+                    continue  # the predecessor's next start is past end (placed before it)
+                b.next = b.last = b.after.last
+            while b.count and b.next < end:
+                t, fits = self._fit(b.next, b.duration, b.amounts, b.thresholds)
+                b.next = t
+                if t >= end:
+                    break
+                if i and t + b.duration > _next_start(pending, i):
+                    self._advance(t + b.duration, i)
+                    continue  # fit again with what the earlier bookings placed
+                fits = min(fits, b.count)
+                self._add(t, t + b.duration, [fits * a for a in b.amounts])
+                b.count -= fits
+                b.last = t
+
+
+class _Booking:
+    """One deferred :meth:`Tracker.book_later`: its next candidate start (``None`` until its
+    predecessor ``after`` has placed its last span), the spans left and its last start."""
+
+    __slots__ = ("after", "amounts", "count", "duration", "last", "next", "thresholds")
+
+    def __init__(self, start, duration, amounts, thresholds, count, after) -> None:
+        self.next = self.last = start
+        self.duration = duration
+        self.amounts = amounts
+        self.thresholds = thresholds
+        self.count = count
+        self.after = after
+
+
+def _next_start(pending: list[_Booking], upto: int) -> float:
+    """The earliest next start among the first ``upto`` deferred bookings with spans left."""
+    return min((b.next for b in pending[:upto] if b.count and b.next is not None), default=inf)
 
 
 def _violations(checks: list[tuple[list[float], float, float]], first: int) -> list[bool]:
