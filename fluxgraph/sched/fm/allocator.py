@@ -32,6 +32,7 @@ baseline: ``k = 0`` for every job that fits the local memory).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,6 +49,8 @@ from fluxgraph.workload import Job
 __all__ = ["SCOPES", "FmAllocator"]
 
 SCOPES = ("rack", "system", "nodes")
+#: Snapshots kept per state of the running bookings (one per set of overlapping reservations).
+_SNAPSHOTS_KEPT = 16
 _RULE: dict[str, Callable[..., list[Chunk] | None]] = {
     "rack": rack_balance,
     "system": system_local_first,
@@ -76,12 +79,17 @@ class _Snapshot:
         )
 
 
+#: A span on one planner: ``(kind, index, start, duration, amount)``, kind 0 a node, 1 a pool.
+_SpanKey = tuple[int, int, int, int, int]
+
+
 @dataclass(slots=True)
 class _Booking:
     at: int
     end: int
     chunks: list[Chunk]
-    spans: list[tuple[Planner, int]]
+    spans: list[tuple[_SpanKey, int]]  # (key, span id)
+    token: int  # unique per booking (snapshot keys)
 
 
 class FmAllocator:
@@ -113,9 +121,13 @@ class FmAllocator:
         self._running: dict[int, _Booking] = {}
         self._reserved: dict[int, _Booking] = {}
         self.durations: dict[int, tuple[int, float, list[Chunk]]] = {}
-        self._version = 0  # bumped whenever a booking is made or released
-        self._snap: _Snapshot | None = None
-        self._snap_key: tuple = ()
+        self._state = 0  # bumped whenever a running booking starts or ends
+        self._tokens = 0  # bookings made so far (each booking's token)
+        # derived from the running bookings, valid while _state is _cached_state
+        self._cached_state = -1
+        self._snaps: dict[tuple, _Snapshot] = {}
+        self._earliest_found: dict[tuple, tuple[float, tuple[int, list[Chunk]] | None]] = {}
+        self._stale: dict[_SpanKey, list[int]] = {}  # released reservations' spans, still booked
         self._remote: dict[int, int] = {}
 
     # -- Allocator protocol ----------------------------------------------------------------
@@ -145,42 +157,29 @@ class FmAllocator:
             return self._book(job, jobid, now, placed, running=True)
         if not reserve:
             return None
-        free = [set(f) for f in self._free]
-        used = list(self._used)
-        count = sum(map(len, free))
-        ending = sorted(self._running.values(), key=lambda b: b.end)
-        i = 0
-        while i < len(ending):
-            at = ending[i].end
-            while i < len(ending) and ending[i].end == at:
-                for g, m, gb in ending[i].chunks:
-                    free[g // self.layout.nodes_per_rack].add(g)
-                    if gb:
-                        used[m] -= gb
-                count += len(ending[i].chunks)
-                i += 1
-            if at <= now or count < job.procs or not self._may_fit(job, free, used):
-                continue
-            placed = self._place(job, at, free, used)
-            if placed is not None:
-                return self._book(job, jobid, at, placed, running=False)
-        return None
+        found = self._earliest(job, now)
+        if found is None:
+            return None
+        return self._book(job, jobid, found[0], found[1], running=False)
 
     def release(self, jobid: int) -> None:
-        self._version += 1
         booking = self._running.pop(jobid, None)
         if booking is not None:
+            self._state += 1
             per_rack = self.layout.nodes_per_rack
             for g, m, gb in booking.chunks:
                 self._free[g // per_rack].add(g)
                 if gb:
                     self._used[m] -= gb
-        else:
-            booking = self._reserved.pop(jobid, None)
-            if booking is None:
-                raise SimulationError(f"FM allocator: no booking {jobid} to release")
-        for planner, span in booking.spans:
-            planner.rem_span(span)
+            for key, span in booking.spans:
+                self._planner(key).rem_span(span)
+            return
+        booking = self._reserved.pop(jobid, None)
+        if booking is None:
+            raise SimulationError(f"FM allocator: no booking {jobid} to release")
+        # removed at the next booking, which keeps those it would add again (_add_spans)
+        for key, span in booking.spans:
+            self._stale.setdefault(key, []).append(span)
 
     def family(self, job: Job) -> None:
         return None
@@ -223,29 +222,99 @@ class FmAllocator:
                 return None
         return self.rule(snap.nodes, snap.caps, n, k)
 
-    def _may_fit(self, job: Job, free: list[set[int]], used: list[int]) -> bool:
-        """A cheap necessary condition for :meth:`_place` (exact for ``rack_balance`` when no
-        reservation overlaps): enough nodes that can get a chunk from their own rack."""
-        k = self.remote_gb(job)
-        if k <= 0:
-            return True
-        cap, per = self.layout.pool_capacity, self.layout.pools_per_rack
-        if self.scope == "system":
-            return sum((cap - u) // k for u in used if u < cap) >= job.procs
-        count = 0
-        for r, f in enumerate(free):
-            chunks = sum((cap - u) // k for u in used[r * per : (r + 1) * per] if u < cap)
-            count += min(len(f), chunks)
-        return count >= job.procs
+    def _derived(self) -> None:
+        """Drop what was derived from the running bookings once they changed."""
+        if self._cached_state != self._state:
+            self._cached_state = self._state
+            self._snaps.clear()
+            self._earliest_found.clear()
+
+    def _earliest(self, job: Job, now: int) -> tuple[int, list[Chunk]] | None:
+        """The first end of a running booking after ``now`` where ``job`` fits, with its
+        placement (spec §4.3 step 2); ``None`` if it fits at none.
+
+        The answer depends on the running bookings and the reservations only, as long as
+        ``now`` is before the first end (no end is skipped as past), so it is kept for the next
+        pass that asks while they are unchanged (a pass after a submission alone).
+        """
+        self._derived()
+        key = (job.id, *(r.token for r in self._reserved.values()))
+        hit = self._earliest_found.get(key)
+        if hit is not None and now < hit[0]:
+            return hit[1]
+        ending = sorted(self._running.values(), key=lambda b: b.end)
+        found = self._scan(job, now, ending)
+        first = ending[0].end if ending else math.inf
+        if now < first:
+            self._earliest_found[key] = (first, found)
+        return found
+
+    def _scan(self, job: Job, now: int, ending: list[_Booking]) -> tuple[int, list[Chunk]] | None:
+        """:meth:`_earliest` over ``ending`` (running bookings by end): releases them in turn,
+        keeping free nodes and ``k`` GB chunks per rack up to date, and places ``job`` where
+        enough nodes could get a chunk from their own rack (a necessary condition of
+        :meth:`_place`, exact for ``rack_balance`` when no reservation overlaps)."""
+        lay = self.layout
+        n, k = job.procs, self.remote_gb(job)
+        per_rack, per_pool, cap = lay.nodes_per_rack, lay.pools_per_rack, lay.pool_capacity
+        system = self.scope == "system"
+        used = list(self._used)
+        nodes = [len(f) for f in self._free]
+        chunks = [
+            sum((cap - u) // k for u in used[r * per_pool : (r + 1) * per_pool] if u < cap)
+            if k > 0
+            else 0
+            for r in range(lay.racks)
+        ]
+        count = sum(nodes)
+        free: list[set[int]] | None = None
+        added = 0  # bookings of ``ending`` whose nodes are in ``free``
+        i = 0
+        while i < len(ending):
+            at = ending[i].end
+            while i < len(ending) and ending[i].end == at:
+                for g, m, gb in ending[i].chunks:
+                    nodes[g // per_rack] += 1
+                    if gb:
+                        u = used[m]
+                        used[m] = u - gb
+                        if k > 0:
+                            before = (cap - u) // k if u < cap else 0
+                            chunks[m // per_pool] += (cap - u + gb) // k - before
+                count += len(ending[i].chunks)
+                i += 1
+            if at <= now or count < n:
+                continue
+            if k > 0:
+                if system:
+                    fit = sum(chunks)
+                else:
+                    fit = sum(min(a, b) for a, b in zip(nodes, chunks, strict=True))
+                if fit < n:
+                    continue
+            if free is None:
+                free = [set(f) for f in self._free]
+            for booking in ending[added:i]:
+                for g, _, _ in booking.chunks:
+                    free[g // per_rack].add(g)
+            added = i
+            placed = self._place(job, at, free, used)
+            if placed is not None:
+                return at, placed
+        return None
 
     def _snapshot(self, at: int, walltime: int, free: list[set[int]], used: list[int]) -> _Snapshot:
-        """Free nodes and pool GB over ``[at, at + walltime)`` (cached while nothing changes)."""
+        """Free nodes and pool GB over ``[at, at + walltime)`` (cached for the current state,
+        per overlapping reservations)."""
         active = [r for r in self._reserved.values() if r.at < at + walltime and at < r.end]
         current = free is self._free
         # without an overlapping reservation the window sees the running bookings alone
-        key = (self._version, at, tuple(id(r) for r in active)) if active else (self._version,)
-        if current and self._snap is not None and self._snap_key == key:
-            return self._snap
+        key = (at, *(r.token for r in active)) if active else ()
+        if current:
+            self._derived()
+            snap = self._snaps.get(key)
+            if snap is not None:
+                return snap
         busy: set[int] = set()
         peak = used
         if active:
@@ -264,7 +333,9 @@ class FmAllocator:
         nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
         snap = _Snapshot(nodes, caps)
         if current:
-            self._snap, self._snap_key = snap, key
+            if len(self._snaps) >= _SNAPSHOTS_KEPT:
+                self._snaps.clear()
+            self._snaps[key] = snap
         return snap
 
     def _usage_at(self, t: int, at: int, used: list[int], active: list[_Booking]) -> list[int]:
@@ -283,6 +354,40 @@ class FmAllocator:
                         usage[m] += gb
         return usage
 
+    # -- bookings on the planners ----------------------------------------------------------
+
+    def _planner(self, key: _SpanKey) -> Planner:
+        return self.node_planners[key[1]] if key[0] == 0 else self.pool_planners[key[1]]
+
+    def _add_spans(self, keys: list[_SpanKey], job: Job) -> list[tuple[_SpanKey, int]]:
+        """Book ``keys``: spans of released reservations that equal one are kept for it, the
+        other released ones are removed first, then the rest are added (a planner refuses
+        what it cannot hold)."""
+        spans: list[tuple[_SpanKey, int]] = []
+        missing = keys
+        stale = self._stale
+        if stale:
+            missing = []
+            for key in keys:
+                ids = stale.get(key)
+                if ids:
+                    spans.append((key, ids.pop()))
+                    if not ids:
+                        del stale[key]
+                else:
+                    missing.append(key)
+            for key, ids in stale.items():
+                planner = self._planner(key)
+                for span in ids:
+                    planner.rem_span(span)
+            stale.clear()
+        try:
+            for key in missing:
+                spans.append((key, self._planner(key).add_span(key[2], key[3], key[4])))
+        except PlannerInvalidError as err:
+            raise SimulationError(f"FM allocator: a planner refused job {job.id}: {err}") from err
+        return spans
+
     def _book(
         self, job: Job, jobid: int, at: int, chunks: list[Chunk], running: bool
     ) -> Allocation:
@@ -290,20 +395,16 @@ class FmAllocator:
         cross = sum(1 for g, m, gb in chunks if gb and m // per_pool != g // per_rack)
         f_cross = cross / len(chunks)
         duration = self.stretched(job, f_cross)
-        spans: list[tuple[Planner, int]] = []
-        try:
-            for g, m, gb in chunks:
-                spans.append(
-                    (self.node_planners[g], self.node_planners[g].add_span(at, duration, 1))
-                )
-                if gb:
-                    planner = self.pool_planners[m]
-                    spans.append((planner, planner.add_span(at, duration, gb)))
-        except PlannerInvalidError as err:
-            raise SimulationError(f"FM allocator: a planner refused job {job.id}: {err}") from err
-        booking = _Booking(at, at + duration, chunks, spans)
-        self._version += 1
+        pools: dict[int, int] = {}
+        for _, m, gb in chunks:
+            if gb:
+                pools[m] = pools.get(m, 0) + gb
+        keys = [(0, g, at, duration, 1) for g, _, _ in chunks]
+        keys += [(1, m, at, duration, gb) for m, gb in pools.items()]
+        self._tokens += 1
+        booking = _Booking(at, at + duration, chunks, self._add_spans(keys, job), self._tokens)
         if running:
+            self._state += 1
             self._running[jobid] = booking
             for g, m, gb in chunks:
                 self._free[g // per_rack].discard(g)
@@ -312,10 +413,6 @@ class FmAllocator:
         else:
             self._reserved[jobid] = booking
         self.durations[job.id] = (duration, f_cross, chunks)
-        pools: dict[int, int] = {}
-        for _, m, gb in chunks:
-            if gb:
-                pools[m] = pools.get(m, 0) + gb
         vertex = self.layout.pool_vertex
         held = tuple((vertex[m], "memory", gb) for m, gb in sorted(pools.items()))
         return Allocation(at, tuple(sorted(g for g, _, _ in chunks)), len(chunks), held)
