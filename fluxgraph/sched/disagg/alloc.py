@@ -43,7 +43,14 @@ from fluxgraph.matcher import Matcher
 from fluxgraph.policies.memory_pool import MemoryPool
 from fluxgraph.writers.sink import SelectionCollector
 
-__all__ = ["ALLOCATORS", "MemoryAllocator", "MemoryRequest", "Placement"]
+__all__ = [
+    "ALLOCATORS",
+    "MemoryAllocator",
+    "MemoryRequest",
+    "Placement",
+    "never_fits",
+    "split_deficits",
+]
 
 ALLOCATORS = ("base", "dis")
 _TASK = (Task(("fluxgraph-sim",), "task", None),)
@@ -87,6 +94,55 @@ class Placement:
 
 def _jobspec(top: tuple[Resource, ...], duration: int) -> Jobspec:
     return Jobspec(1, top, _TASK, Attributes(SystemAttributes(duration=float(duration))))
+
+
+def never_fits(capacity: list[int], kind: str, req: MemoryRequest) -> str:
+    """Why ``req`` can never run under ``kind`` on the empty machine of node memory
+    ``capacity`` (spec §4.6), or ``""``.
+
+    >>> never_fits([32768, 65536], "base", MemoryRequest(2, 40000))
+    'needs 2 nodes of >= 40000 MiB, the machine has 1'
+    """
+    if req.nodes < 1 or req.mib < 1:
+        return f"invalid request: {req.nodes} nodes of {req.mib} MiB"
+    if kind == "base" or req.mib <= max(capacity):
+        fit = sum(c >= req.mib for c in capacity)
+        if fit >= req.nodes:
+            return ""
+        if kind == "base":
+            return f"needs {req.nodes} nodes of >= {req.mib} MiB, the machine has {fit}"
+    if req.nodes > len(capacity):
+        return f"needs {req.nodes} nodes, the machine has {len(capacity)}"
+    # the empty machine's disaggregated pass: the N largest nodes, the rest lends
+    largest = sorted(capacity, reverse=True)
+    deficit = sum(max(0, req.mib - c) for c in largest[: req.nodes])
+    spare = sum(largest[req.nodes :])
+    if deficit > spare:
+        return f"needs {deficit} MiB of remote memory, the other nodes hold {spare}"
+    return ""
+
+
+def split_deficits(
+    deficits: list[tuple[int, int]], given: list[tuple[int, int]]
+) -> list[tuple[int, int, int]]:
+    """``(lender, borrower, MiB)``: the lenders' ``given`` MiB (in order) cover the borrowers'
+    ``deficits`` in order, one lender covering several (D2's greedy).
+
+    >>> split_deficits([(7, 16), (8, 16)], [(0, 20), (1, 12)])
+    [(0, 7, 16), (0, 8, 4), (1, 8, 12)]
+    """
+    pieces = []
+    i, left = 0, deficits[0][1]
+    for lender, amount in given:
+        while amount:
+            take = min(amount, left)
+            pieces.append((lender, deficits[i][0], take))
+            amount -= take
+            left -= take
+            if left == 0 and i + 1 < len(deficits):
+                i += 1
+                left = deficits[i][1]
+    return pieces
 
 
 class MemoryAllocator:
@@ -273,23 +329,7 @@ class MemoryAllocator:
 
     def never_fits(self, req: MemoryRequest) -> str:
         """Why ``req`` can never run on the empty machine (spec §4.6), or ``""``."""
-        if req.nodes < 1 or req.mib < 1:
-            return f"invalid request: {req.nodes} nodes of {req.mib} MiB"
-        if self.kind == "base" or req.mib <= max(self.capacity):
-            fit = sum(c >= req.mib for c in self.capacity)
-            if fit >= req.nodes:
-                return ""
-            if self.kind == "base":
-                return f"needs {req.nodes} nodes of >= {req.mib} MiB, the machine has {fit}"
-        if req.nodes > len(self.capacity):
-            return f"needs {req.nodes} nodes, the machine has {len(self.capacity)}"
-        # the empty machine's disaggregated pass: the N largest nodes, the rest lends
-        largest = sorted(self.capacity, reverse=True)
-        deficit = sum(max(0, req.mib - c) for c in largest[: req.nodes])
-        spare = sum(largest[req.nodes :])
-        if deficit > spare:
-            return f"needs {deficit} MiB of remote memory, the other nodes hold {spare}"
-        return ""
+        return never_fits(self.capacity, self.kind, req)
 
     # -- the two passes ----------------------------------------------------------------------
 
@@ -385,16 +425,7 @@ class MemoryAllocator:
         ids.append(mid)
         given = sorted((self._memory_rank[v.vid], v.needs) for v in selected if v.type == "memory")
         self._lendings[mid] = [(lender, at, at + duration) for lender, _ in given]
-        i, left = 0, deficits[0][1]
-        for lender, amount in given:
-            while amount:
-                take = min(amount, left)
-                pieces.append((lender, deficits[i][0], take))
-                amount -= take
-                left -= take
-                if left == 0 and i + 1 < len(deficits):
-                    i += 1
-                    left = deficits[i][1]
+        pieces += split_deficits(deficits, given)
         return True
 
     def _nodes_of(self, selected) -> tuple[int, ...]:

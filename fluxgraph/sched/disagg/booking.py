@@ -40,6 +40,7 @@ from collections.abc import Callable
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched.allocator import Allocation
 from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest, Placement
+from fluxgraph.sched.disagg.arrays import ArrayAllocator
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 
@@ -74,7 +75,9 @@ class MemoryBookings:
     """
 
     def __init__(
-        self, alloc: MemoryAllocator, planned_end: Callable[[int], int] | None = None
+        self,
+        alloc: MemoryAllocator | ArrayAllocator,
+        planned_end: Callable[[int], int] | None = None,
     ) -> None:
         self.alloc = alloc
         self.planned_end = planned_end
@@ -149,7 +152,11 @@ class MemoryBookings:
 
     def _earliest(self, req: MemoryRequest, duration: int, now: int) -> Placement | None:
         """Book ``req`` at its earliest candidate start (§4.5), or None if none fits."""
-        for t in sorted({now, *(p.end for p in self._booked.values() if p.end > now)}):
+        times = sorted({now, *(p.end for p in self._booked.values() if p.end > now)})
+        if isinstance(self.alloc, ArrayAllocator):
+            self.stats["allocate_calls"] += 1
+            return self.alloc.earliest(req, duration, times)
+        for t in times:
             placement = self._attempt(req, t, duration, now)
             if placement is not None:
                 return placement

@@ -27,8 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from fluxgraph.errors import SimulationError
 from fluxgraph.memory_machines import MemoryMachineSpec, build_memory_machine
 from fluxgraph.sched.disagg.alloc import MemoryAllocator
+from fluxgraph.sched.disagg.arrays import ArrayAllocator
 from fluxgraph.sched.disagg.booking import MemoryBookings, request_of
 from fluxgraph.sched.disagg.contention import MemoryContention
 from fluxgraph.sched.passes import SlurmBackfill
@@ -36,7 +38,10 @@ from fluxgraph.sched.runtime import TraceRuntime
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Job
 
-__all__ = ["DisaggRecord", "DisaggResult", "DisaggSimulator", "request_of"]
+__all__ = ["ENGINES", "DisaggRecord", "DisaggResult", "DisaggSimulator", "request_of"]
+
+#: How placements are computed: on a span table (default) or by the graph matcher.
+ENGINES = ("arrays", "graph")
 
 
 @dataclass(slots=True)
@@ -86,6 +91,9 @@ class DisaggSimulator:
     contention : apply the slowdown model (off: every job runs at speed 1).
     lender_mode, self_interference : spec D2 and D3 switches.
     progress : called as ``progress(done, total, now)`` after each event time.
+    engine : ``arrays`` (default: :class:`~fluxgraph.sched.disagg.arrays.ArrayAllocator`, the
+        placements computed on a span table) or ``graph`` (the ``memory-pool`` policy on the
+        graph matcher, the reference); both give the same schedule.
 
     Examples
     --------
@@ -107,7 +115,10 @@ class DisaggSimulator:
         lender_mode: str = "greedy",
         self_interference: bool = False,
         progress: Callable[[int, int, int], None] | None = None,
+        engine: str = "arrays",
     ) -> None:
+        if engine not in ENGINES:
+            raise SimulationError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
         self.spec = spec
         self.jobs = sorted(jobs, key=lambda j: (j.submit, j.id))
         self.kind = allocator
@@ -116,10 +127,16 @@ class DisaggSimulator:
         self.contention = contention
         self.self_interference = self_interference
         self.progress = progress
+        self.engine = engine
 
     def run(self) -> DisaggResult:
         """Run the whole workload on a fresh machine."""
-        alloc = MemoryAllocator(build_memory_machine(self.spec), self.kind, self.lender_mode)
+        if self.engine == "graph":
+            alloc = MemoryAllocator(build_memory_machine(self.spec), self.kind, self.lender_mode)
+        else:
+            alloc = ArrayAllocator(
+                self.spec.capacities(), self.spec.cores, self.kind, self.lender_mode
+            )
         model = MemoryContention(alloc.memory_owner, self_interference=self.self_interference)
         bookings = MemoryBookings(alloc, model.planned_end if self.contention else None)
         sim = Simulator(

@@ -1,0 +1,314 @@
+"""A-base and A-dis over a table of spans: the same placements as the graph walk, without it.
+
+Disaggregated-memory spec §2.3, §4.3-§4.5 (Zacarias et al. §IV-C, §IV-D). On a memory machine
+a node's memory is used only by the compute job on it (its local share) and by the pieces it
+lends, and both hold the node for the compute phases (cores busy, or lending, §IV-D). So over a
+window ``W`` a node is compute-eligible exactly when none of its spans meets ``W``, and then its
+memory is entirely free: the local pass is "the first ``N`` eligible nodes of capacity >= ``M``
+by (capacity, rank)", the disaggregated pass "the first ``N`` eligible nodes by (-capacity,
+rank)", and only the lenders' free memory (capacity less the peak of the spans over ``W``) needs
+the spans themselves. :class:`ArrayAllocator` keeps every span in numpy arrays and answers each
+of those questions with a few array operations instead of a walk of every node.
+
+It is a drop-in for :class:`~fluxgraph.sched.disagg.alloc.MemoryAllocator` (the
+``memory-pool`` policy on the graph matcher, the reference): the same :class:`Placement` for
+every request, both lender rules. Memory "vertices" are the node ranks themselves
+(``memory_owner`` is the identity). ``tests/disagg/test_array_alloc.py`` checks it against the
+graph allocator and the brute-force oracle.
+
+>>> alloc = ArrayAllocator([32768, 32768, 32768, 65536], cores=32, kind="dis")
+>>> p = alloc.allocate(MemoryRequest(2, 40000), at=0, duration=10)
+>>> p.nodes, p.local, p.lent, round(p.remote_fraction, 4)
+((0, 3), (32768, 40000), ((1, 0, 7232),), 0.0904)
+>>> alloc.allocate(MemoryRequest(1, 1000), at=0, duration=10).nodes   # node 1 is lending
+(2,)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.sched.disagg.alloc import (
+    ALLOCATORS,
+    MemoryRequest,
+    Placement,
+    never_fits,
+    split_deficits,
+)
+
+__all__ = ["ArrayAllocator"]
+
+
+class ArrayAllocator:
+    """Book placements of :class:`MemoryRequest` on nodes of the given memory capacities.
+
+    Parameters
+    ----------
+    capacity : memory (MiB) of each node rank.
+    cores : cores per node (a compute node is always held whole: 32 cores of 32).
+    kind : ``base`` (A-base) or ``dis`` (A-dis).
+    lender_mode : ``greedy`` (D2, default) or ``code`` (each deficit from fresh lenders).
+    """
+
+    def __init__(
+        self, capacity: Sequence[int], cores: int, kind: str = "dis", lender_mode: str = "greedy"
+    ) -> None:
+        if kind not in ALLOCATORS:
+            raise SimulationError(f"allocator {kind!r} is not one of {', '.join(ALLOCATORS)}")
+        if lender_mode not in ("greedy", "code"):
+            raise SimulationError(f"lender_mode {lender_mode!r} is not 'greedy' or 'code'")
+        if not capacity:
+            raise SimulationError("a memory machine needs at least one node")
+        self.kind = kind
+        self.lender_mode = lender_mode
+        self.cores = cores
+        self.capacity = list(capacity)
+        cap = self._cap = np.asarray(self.capacity, dtype=np.int64)
+        ranks = np.arange(len(cap))
+        self._local_order = np.lexsort((ranks, cap))  # capacity ascending, then rank
+        self._spread_order = np.lexsort((ranks, -cap))  # most free memory first, then rank
+        # the span table: one row per (placement, node) with the MiB held there
+        size = 64
+        self._node = np.zeros(size, dtype=np.int64)
+        self._start = np.zeros(size, dtype=np.int64)
+        self._end = np.zeros(size, dtype=np.int64)  # 0 for a free row: meets no window
+        self._mib = np.zeros(size, dtype=np.int64)
+        self._lends = np.zeros(size, dtype=bool)  # a lent piece (else a local share)
+        self._used = 0  # rows below this may be live
+        self._free_rows: list[int] = []
+        self._rows: dict[int, list[int]] = {}  # placement id -> its rows
+        self._next_id = 1
+
+    # -- the public operations (as MemoryAllocator's) -----------------------------------------
+
+    def allocate(
+        self, req: MemoryRequest, at: int, duration: int, now: int | None = None
+    ) -> Placement | None:
+        """Book ``req`` over ``[at, at + duration)``, or None if it does not fit there."""
+        placed = self._place(req, at, at + duration)
+        return None if placed is None else self._book(req, at, at + duration, placed)
+
+    def earliest(self, req: MemoryRequest, duration: int, times: Sequence[int]) -> Placement | None:
+        """Book ``req`` at the first of ``times`` (ascending) where it fits, or None (the
+        earliest start of spec §4.5 over the candidate times).
+
+        The nodes free over ``[t, t + duration)`` are counted for every candidate at once;
+        only a candidate with enough of them is placed exactly (the local pass needs ``N``
+        free nodes of capacity >= ``M``, the disaggregated pass ``N`` free nodes and lenders).
+        """
+        if not times:
+            return None
+        local, spread = self._free_counts(np.asarray(times, dtype=np.int64), duration, req.mib)
+        fits = local >= req.nodes
+        if self.kind == "dis":
+            fits |= spread >= req.nodes
+        for i in np.flatnonzero(fits).tolist():
+            start = times[i]
+            placed = self._place(req, start, start + duration)
+            if placed is not None:
+                return self._book(req, start, start + duration, placed)
+        return None
+
+    def could_fit(self, req: MemoryRequest, at: int, duration: int) -> bool:
+        """Whether :meth:`allocate` places ``req`` over the window (exact; nothing booked)."""
+        return self._place(req, at, at + duration) is not None
+
+    def release(self, placement: Placement) -> None:
+        """Cancel every span of ``placement``."""
+        for pid in placement.ids:
+            for row in self._rows.pop(pid):
+                self._start[row] = self._end[row] = 0
+                self._free_rows.append(row)
+
+    def resize(self, placement: Placement, end: int) -> Placement:
+        """The same resources and amounts over ``[placement.start, end)``.
+
+        Raises
+        ------
+        SimulationError
+            If a node cannot hold the new window (the caller extended into booked time).
+        """
+        rows = [row for pid in placement.ids for row in self._rows[pid]]
+        old, self._end[rows] = placement.end, end
+        if end > old and not self._holds(placement, rows, old, end):
+            self._end[rows] = old
+            raise SimulationError(f"cannot hold {placement} until {end}")
+        return replace(placement, end=end)
+
+    @property
+    def memory_owner(self) -> dict[int, int]:
+        """Node rank of each memory "vertex": the ranks themselves."""
+        return {r: r for r in range(len(self.capacity))}
+
+    def held(self, placement: Placement) -> tuple[tuple[int, str, int], ...]:
+        """``(rank, "memory", MiB)`` of every local share and lent piece."""
+        local = [(r, "memory", m) for r, m in zip(placement.nodes, placement.local, strict=True)]
+        return (*local, *((lender, "memory", m) for lender, _, m in placement.lent))
+
+    def lending_nodes(self, start: int, end: int) -> set[int]:
+        """Ranks lending memory at some time in ``[start, end)``."""
+        rows = self._overlapping(start, end)
+        return set(self._node[rows[self._lends[rows]]].tolist())
+
+    def never_fits(self, req: MemoryRequest) -> str:
+        """Why ``req`` can never run on the empty machine (spec §4.6), or ``""``."""
+        return never_fits(self.capacity, self.kind, req)
+
+    # -- the span table ----------------------------------------------------------------------
+
+    def _add(self, rank: int, start: int, end: int, mib: int, lends: bool) -> int:
+        if self._free_rows:
+            row = self._free_rows.pop()
+        else:
+            row = self._used
+            if row == len(self._node):
+                for name in ("_node", "_start", "_end", "_mib", "_lends"):
+                    old = getattr(self, name)
+                    grown = np.zeros(2 * len(old), dtype=old.dtype)
+                    grown[: len(old)] = old
+                    setattr(self, name, grown)
+            self._used += 1
+        self._node[row], self._start[row], self._end[row], self._mib[row] = rank, start, end, mib
+        self._lends[row] = lends
+        return row
+
+    def _holds(self, placement: Placement, rows: list[int], old_end: int, end: int) -> bool:
+        """Whether the machine holds ``placement`` (its spans, ``rows``, already moved from
+        ``old_end`` to ``end``): no other compute span on its nodes, no pool over capacity."""
+        mine = set(rows)
+        compute = set(placement.nodes)
+        for row in self._overlapping(old_end, end).tolist():
+            if row not in mine and not self._lends[row] and int(self._node[row]) in compute:
+                return False
+        spare = self._spare(self._overlapping(placement.start, end), placement.start)
+        return bool((spare[self._node[rows]] >= 0).all())
+
+    def _overlapping(self, start: int, end: int) -> np.ndarray:
+        """Rows of the spans meeting ``[start, end)``."""
+        n = self._used
+        return np.flatnonzero((self._start[:n] < end) & (self._end[:n] > start))
+
+    def _book(self, req: MemoryRequest, start: int, end: int, placed) -> Placement:
+        nodes, local, lent = placed
+        pid = self._next_id
+        self._next_id += 1
+        given: dict[int, int] = {}
+        for lender, _, mib in lent:
+            given[lender] = given.get(lender, 0) + mib
+        rows = [self._add(r, start, end, m, False) for r, m in zip(nodes, local, strict=True)]
+        rows += [self._add(r, start, end, m, True) for r, m in sorted(given.items())]
+        self._rows[pid] = rows
+        return Placement(nodes, local, lent, start, end, (pid,), req.mib)
+
+    def _free_counts(
+        self, times: np.ndarray, duration: int, mib: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For each of ``times`` (ascending): how many nodes of capacity >= ``mib``, and how many
+        nodes in all, no span meets over ``[t, t + duration)``.
+
+        A span ``[s, e)`` meets the window of every ``t`` in ``[s - duration + 1, e - 1]``; those
+        ranges are merged per node, so each node counts once where its ranges hold ``t``.
+        """
+        cap = self._cap
+        big = np.int64(1) << 40  # above every time: ``node * big + t`` orders by node, then t
+        rows = np.flatnonzero(self._end[: self._used] > times[0])
+        if not len(rows):
+            full = np.full(len(times), len(cap), dtype=np.int64)
+            return full - len(cap) + int((cap >= mib).sum()), full
+        nodes = self._node[rows]
+        lo = np.maximum(self._start[rows] - duration + 1, 0)
+        hi = self._end[rows] - 1
+        order = np.lexsort((lo, nodes))
+        nodes, lo, hi = nodes[order], lo[order], hi[order]
+        reach = np.maximum.accumulate(nodes * big + hi)  # the furthest range end so far
+        first = np.ones(len(nodes), dtype=bool)
+        first[1:] = nodes[1:] * big + lo[1:] > reach[:-1]  # a range that starts a new group
+        starts = np.flatnonzero(first)
+        ends = np.append(starts[1:], len(nodes)) - 1
+        group_node = nodes[starts]
+        group_lo, group_hi = lo[starts], reach[ends] - group_node * big
+        local = cap[group_node] >= mib
+        counts = []
+        for keep, total in ((local, int((cap >= mib).sum())), (slice(None), len(cap))):
+            blocked = np.searchsorted(np.sort(group_lo[keep]), times, "right") - np.searchsorted(
+                np.sort(group_hi[keep]), times, "left"
+            )
+            counts.append(total - blocked)
+        return counts[0], counts[1]
+
+    # -- the two passes ----------------------------------------------------------------------
+
+    def _place(
+        self, req: MemoryRequest, start: int, end: int
+    ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int], ...]] | None:
+        """``(nodes, local, lent)`` for ``req`` over ``[start, end)``, or None (no booking)."""
+        need, mib = req.nodes, req.mib
+        rows = self._overlapping(start, end)
+        busy = np.zeros(len(self.capacity), dtype=bool)
+        busy[self._node[rows]] = True  # computing or lending over the window (or both)
+        order = self._local_order
+        chosen = order[~busy[order] & (self._cap[order] >= mib)][:need]
+        if len(chosen) == need:
+            nodes = tuple(sorted(chosen.tolist()))
+            return nodes, (mib,) * need, ()
+        if self.kind == "base":
+            return None
+        order = self._spread_order
+        chosen = order[~busy[order]][:need]
+        if len(chosen) < need:
+            return None
+        compute = chosen.tolist()  # P's order (spec §4.4 step 2)
+        cap = self.capacity
+        local = {r: min(mib, cap[r]) for r in compute}
+        deficits = [(r, mib - local[r]) for r in compute if local[r] < mib]
+        lent: list[tuple[int, int, int]] = []
+        if deficits:
+            spare = self._spare(rows, start)
+            spare[chosen] = 0
+            groups = [deficits] if self.lender_mode == "greedy" else [[d] for d in deficits]
+            for group in groups:
+                given = _cover(spare, sum(d for _, d in group))
+                if given is None:
+                    return None
+                lent += split_deficits(group, given)
+                if self.lender_mode == "code":
+                    spare[[lender for lender, _ in given]] = 0  # never the same lender again
+        nodes = tuple(sorted(compute))
+        return nodes, tuple(local[r] for r in nodes), tuple(lent)
+
+    def _spare(self, rows: np.ndarray, start: int) -> np.ndarray:
+        """Free memory of every node over the window starting at ``start`` whose spans are
+        ``rows``: capacity less the peak of the spans, by one sweep over their ends."""
+        if not len(rows):
+            return self._cap.copy()
+        nodes = self._node[rows]
+        mib = self._mib[rows]
+        at = np.concatenate((np.maximum(self._start[rows], start), self._end[rows]))
+        step = np.concatenate((mib, -mib))
+        owner = np.concatenate((nodes, nodes))
+        order = np.lexsort((step, at, owner))  # by node, then time, an end before a start
+        step, owner = step[order], owner[order]
+        level = np.cumsum(step)
+        first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        held = np.zeros(len(self.capacity), dtype=np.int64)
+        held[owner[first]] = np.maximum.reduceat(level, first) - (level[first] - step[first])
+        return self._cap - held
+
+
+def _cover(spare: np.ndarray, total: int) -> list[tuple[int, int]] | None:
+    """``(lender, MiB)`` meeting ``total`` greedily in rank order (D2), or None."""
+    if total == 0:
+        return []
+    cum = np.cumsum(spare)
+    if cum[-1] < total:
+        return None
+    last = int(np.searchsorted(cum, total))
+    lenders = np.flatnonzero(spare[: last + 1] > 0).tolist()
+    given = [(r, int(spare[r])) for r in lenders]
+    before = int(cum[last - 1]) if last else 0
+    given[-1] = (last, total - before)
+    return given

@@ -1,0 +1,175 @@
+"""The span-table allocator places exactly as the graph matcher and the brute-force model, and the
+two engines of the scheduler give the same schedules."""
+
+from __future__ import annotations
+
+import pytest
+from disagg_oracle import OracleAllocator
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.memory_machines import MemoryMachineSpec, build_memory_machine
+from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.sched.disagg.arrays import ArrayAllocator
+from fluxgraph.sched.disagg.contention import APPS
+from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.workload import Job
+
+MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
+
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("alloc"), st.integers(1, 4), MIB, st.integers(0, 40), st.integers(1, 30)),
+        st.tuples(st.just("release"), st.integers(0, 50)),
+        st.tuples(st.just("resize"), st.integers(0, 50), st.integers(-10, 20)),
+    ),
+    min_size=1,
+    max_size=16,
+)
+
+
+def _outcome(p):
+    return None if p is None else (p.nodes, p.local, p.lent, p.start, p.end)
+
+
+def _valid(oracle: OracleAllocator) -> bool:
+    """No node computes for two bookings at once, no node's memory over capacity."""
+    books = oracle.books
+    for r, cap in enumerate(oracle.capacity):
+        for t in {b.start for b in books}:
+            if sum(r in b.local for b in books if b.start <= t < b.end) > 1:
+                return False
+            if oracle._usage(r, t) > cap:
+                return False
+    return True
+
+
+def _replay(nodes, large, kind, lender_mode, ops):
+    """Replay ``ops`` on the array allocator, the brute-force model and (up to the first
+    resize: the graph allocator re-matches a resized placement, the scheduler resizes only
+    running jobs) the graph allocator."""
+    graph = MemoryAllocator(build_memory_machine(nodes, large), kind, lender_mode)
+    arrays = ArrayAllocator(graph.capacity, graph.cores, kind, lender_mode)
+    oracle = OracleAllocator(graph.capacity, kind, lender_mode)
+    placed = []  # (graph's placement or None, the array allocator's)
+    for op in ops:
+        if op[0] == "release":
+            if placed:
+                i = op[1] % len(placed)
+                g, a = placed.pop(i)
+                if graph is not None:
+                    graph.release(g)
+                arrays.release(a)
+                oracle.release(i)
+            continue
+        if op[0] == "resize":
+            graph = None
+            if placed:
+                i = op[1] % len(placed)
+                a = placed[i][1]
+                end = max(a.start + 1, a.end + op[2])
+                oracle.books[i].end = end
+                if _valid(oracle):
+                    placed[i] = (None, arrays.resize(a, end))
+                    assert (placed[i][1].start, placed[i][1].end) == (a.start, end)
+                else:
+                    with pytest.raises(SimulationError, match="cannot hold"):
+                        arrays.resize(a, end)
+                    oracle.books[i].end = a.end
+            continue
+        _, n, m, start, duration = op
+        req = MemoryRequest(n, m)
+        hint = arrays.could_fit(req, start, duration)
+        a = arrays.allocate(req, at=start, duration=duration, now=0)
+        want = oracle.allocate(n, m, start, start + duration)
+        assert (None if a is None else (a.nodes, a.local, a.lent)) == want, op
+        assert hint == (a is not None)
+        g = None
+        if graph is not None:
+            g = graph.allocate(req, at=start, duration=duration, now=0)
+            assert _outcome(a) == _outcome(g), op
+        if a is not None:
+            placed.append((g, a))
+            window = (start, start + duration)
+            lending = {lender for b in oracle._overlapping(*window) for lender, _, _ in b.lent}
+            assert arrays.lending_nodes(*window) == lending
+            if graph is not None:
+                assert sorted(arrays.held(a)) == sorted(
+                    (graph.memory_owner[v], t, m) for v, t, m in graph.held(g)
+                )
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 7), st.data(), st.sampled_from(["base", "dis"]), OPS)
+def test_array_allocator_matches_the_graph_and_the_model(nodes, data, kind, ops):
+    _replay(nodes, data.draw(st.integers(0, nodes)), kind, "greedy", ops)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 7), st.data(), OPS)
+def test_array_allocator_code_lender_rule(nodes, data, ops):
+    _replay(nodes, data.draw(st.integers(0, nodes)), "dis", "code", ops)
+
+
+def test_resize_into_a_full_lender_is_refused_and_leaves_the_placement():
+    alloc = ArrayAllocator([32768, 32768, 65536], cores=32, kind="dis")
+    first = alloc.allocate(MemoryRequest(1, 65536 + 16384), at=0, duration=10)  # borrows 16 GiB
+    assert first.lent == ((0, 2, 16384),)
+    later = alloc.allocate(MemoryRequest(1, 65536 + 32768), at=10, duration=10)
+    assert later.lent == ((0, 2, 32768),)  # the whole of node 0 from t = 10
+    with pytest.raises(SimulationError, match="cannot hold"):
+        alloc.resize(first, 15)
+    assert alloc.resize(first, 10) == first  # the spans are where they were
+    assert alloc.lending_nodes(0, 10) == {0}
+
+
+@st.composite
+def workloads(draw):
+    n = draw(st.integers(2, 6))
+    jobs = []
+    for i in range(draw(st.integers(1, 12))):
+        runtime = draw(st.integers(1, 60))
+        extra = {
+            "mem_mib": draw(st.sampled_from([1024, 16384, 30000, 40000, 60000, 90000])),
+            "app_id": draw(st.sampled_from(sorted(APPS))),
+        }
+        jobs.append(
+            Job(
+                i + 1,
+                draw(st.integers(0, 80)),
+                runtime,
+                runtime + draw(st.integers(0, 30)),
+                nodes=draw(st.integers(1, 3)),
+                extra=extra,
+            )
+        )
+    return MemoryMachineSpec(n, draw(st.integers(0, n))), jobs
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    workloads(),
+    st.sampled_from(["base", "dis"]),
+    st.sampled_from([100, 2]),
+    st.sampled_from(["greedy", "code"]),
+    st.booleans(),
+)
+def test_both_engines_give_the_same_schedule(work, kind, depth, lender_mode, self_interference):
+    spec, jobs = work
+    options = {"backfill_depth": depth, "lender_mode": lender_mode}
+    options["self_interference"] = self_interference
+    runs = [
+        DisaggSimulator(spec, jobs, kind, engine=engine, **options).run()
+        for engine in ("graph", "arrays")
+    ]
+    graph, arrays = (
+        [(r.job.id, r.start, r.end, r.nodes, r.local, r.lent, r.rejected) for r in run.records]
+        for run in runs
+    )
+    assert graph == arrays
+
+
+def test_unknown_engine_is_refused():
+    with pytest.raises(SimulationError, match="engine 'walk'"):
+        DisaggSimulator(MemoryMachineSpec(2, 0), [], engine="walk")
