@@ -36,6 +36,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.planner import Planner, PlannerInvalidError
@@ -69,6 +71,23 @@ class _Snapshot:
         self.free = sum(map(len, nodes))
         self.fit_counts: dict[int, int] = {}
 
+    def counts_fit(self, procs: np.ndarray, remote: np.ndarray, system: bool) -> np.ndarray:
+        """:meth:`fit_count` for many jobs at once: which have enough free nodes and, needing
+        ``k > 0`` GB each, enough nodes that can get a chunk."""
+        ok = procs <= self.free
+        pos = ok & (remote > 0)
+        if pos.any():
+            ks, inverse = np.unique(remote[pos], return_inverse=True)
+            caps = np.maximum(np.array(self.caps, dtype=np.int64), 0)
+            chunks = (caps[None, :, :] // ks[:, None, None]).sum(axis=2)  # per k and rack
+            if system:
+                counts = np.minimum(chunks.sum(axis=1), self.free)
+            else:
+                nodes = np.array([len(f) for f in self.nodes], dtype=np.int64)
+                counts = np.minimum(chunks, nodes[None, :]).sum(axis=1)
+            ok[pos] = counts[inverse] >= procs[pos]
+        return ok
+
     def fit_count(self, k: int, system: bool) -> int:
         """Nodes that can get a ``k`` GB chunk: from their own rack (exact for
         ``rack_balance``) or, in system scope, from any rack (an upper bound)."""
@@ -88,6 +107,8 @@ class _Booking:
     at: int
     end: int
     chunks: list[Chunk]
+    racks: list[tuple[int, int]]  # (rack, nodes held there)
+    pools: list[tuple[int, int]]  # (pool, GB held there)
     spans: list[tuple[_SpanKey, int]]  # (key, span id)
     token: int  # unique per booking (snapshot keys)
 
@@ -167,10 +188,10 @@ class FmAllocator:
         if booking is not None:
             self._state += 1
             per_rack = self.layout.nodes_per_rack
-            for g, m, gb in booking.chunks:
+            for g, _, _ in booking.chunks:
                 self._free[g // per_rack].add(g)
-                if gb:
-                    self._used[m] -= gb
+            for m, gb in booking.pools:
+                self._used[m] -= gb
             for key, span in booking.spans:
                 self._planner(key).rem_span(span)
             return
@@ -187,6 +208,27 @@ class FmAllocator:
     def free_nodes(self) -> int:
         """Nodes not held by a running booking now."""
         return sum(map(len, self._free))
+
+    def startable(
+        self, procs: np.ndarray, remote: np.ndarray, walltime: np.ndarray, now: int
+    ) -> np.ndarray:
+        """Which of many jobs (their nodes, :meth:`remote_gb` and walltimes) pass the counts
+        :meth:`allocate` checks before placing at ``now``: every job it would start now does,
+        and in rack and nodes scope exactly those (``rack_balance`` places what the counts
+        allow). Nothing is booked.
+
+        The reservations starting after ``now`` overlap a job's window from some walltime on,
+        so the jobs fall into groups that see the same snapshot.
+        """
+        reserved = self._reserved.values()
+        bounds = np.array(sorted({r.at - now for r in reserved if r.at > now}), dtype=np.int64)
+        group = np.searchsorted(bounds, walltime, side="left")  # reservations it overlaps
+        ok = np.zeros(len(procs), dtype=bool)
+        for g in np.unique(group):
+            sel = np.flatnonzero(group == g)
+            snap = self._snapshot(now, int(walltime[sel[0]]), self._free, self._used)
+            ok[sel] = snap.counts_fit(procs[sel], remote[sel], self.scope == "system")
+        return ok
 
     def fits_now(self, job: Job, now: int) -> bool:
         """Whether :meth:`allocate` would start ``job`` at ``now`` (nothing is booked)."""
@@ -220,6 +262,8 @@ class FmAllocator:
                 count = snap.fit_counts[k] = snap.fit_count(k, self.scope == "system")
             if count < n:
                 return None
+        if self.rule is rack_balance:  # counted above
+            return rack_balance(snap.nodes, snap.caps, n, k, counted=True)
         return self.rule(snap.nodes, snap.caps, n, k)
 
     def _derived(self) -> None:
@@ -273,15 +317,16 @@ class FmAllocator:
         while i < len(ending):
             at = ending[i].end
             while i < len(ending) and ending[i].end == at:
-                for g, m, gb in ending[i].chunks:
-                    nodes[g // per_rack] += 1
-                    if gb:
-                        u = used[m]
-                        used[m] = u - gb
-                        if k > 0:
-                            before = (cap - u) // k if u < cap else 0
-                            chunks[m // per_pool] += (cap - u + gb) // k - before
-                count += len(ending[i].chunks)
+                booking = ending[i]
+                for r, c in booking.racks:
+                    nodes[r] += c
+                for m, gb in booking.pools:
+                    u = used[m]
+                    used[m] = u - gb
+                    if k > 0:
+                        before = (cap - u) // k if u < cap else 0
+                        chunks[m // per_pool] += (cap - u + gb) // k - before
+                count += len(booking.chunks)
                 i += 1
             if at <= now or count < n:
                 continue
@@ -344,14 +389,12 @@ class FmAllocator:
         usage = list(used)
         for booking in self._running.values():
             if at < booking.end <= t:
-                for _, m, gb in booking.chunks:
-                    if gb:
-                        usage[m] -= gb
+                for m, gb in booking.pools:
+                    usage[m] -= gb
         for res in active:
             if res.at <= t < res.end:
-                for _, m, gb in res.chunks:
-                    if gb:
-                        usage[m] += gb
+                for m, gb in res.pools:
+                    usage[m] += gb
         return usage
 
     # -- bookings on the planners ----------------------------------------------------------
@@ -401,15 +444,21 @@ class FmAllocator:
                 pools[m] = pools.get(m, 0) + gb
         keys = [(0, g, at, duration, 1) for g, _, _ in chunks]
         keys += [(1, m, at, duration, gb) for m, gb in pools.items()]
+        racks: dict[int, int] = {}
+        for g, _, _ in chunks:
+            racks[g // per_rack] = racks.get(g // per_rack, 0) + 1
         self._tokens += 1
-        booking = _Booking(at, at + duration, chunks, self._add_spans(keys, job), self._tokens)
+        spans = self._add_spans(keys, job)
+        booking = _Booking(
+            at, at + duration, chunks, [*racks.items()], [*pools.items()], spans, self._tokens
+        )
         if running:
             self._state += 1
             self._running[jobid] = booking
-            for g, m, gb in chunks:
+            for g, _, _ in chunks:
                 self._free[g // per_rack].discard(g)
-                if gb:
-                    self._used[m] += gb
+            for m, gb in pools.items():
+                self._used[m] += gb
         else:
             self._reserved[jobid] = booking
         self.durations[job.id] = (duration, f_cross, chunks)

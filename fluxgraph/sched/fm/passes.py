@@ -7,9 +7,10 @@ order (A3): jobs start while they fit; the first that does not is the head and g
 reservation over nodes and pool memory (the allocator's planners); every later job starts if it
 fits now beside that reservation. No depth limit, one reservation, dropped at the next pass.
 
-Within a POLICY pass a job is skipped without trying when a job needing no fewer nodes, no less
-remote memory and no shorter a booking failed to start (spec §4.3 step 6; fit-now is monotone in
-all three for ``rack_balance``), so schedules are those of the plain walk.
+Within a POLICY pass the jobs after the head are tried only where the allocator's fit counts
+let them (:meth:`~fluxgraph.sched.fm.allocator.FmAllocator.startable`, over all of them at once
+in arrays, again over the remaining ones after each start: starts only take resources), so
+schedules are those of the plain walk that tries every job (spec §4.3 step 6).
 
 ``reference=True`` stays in WARMUP for the whole run: the fairness reference run (§6.4).
 
@@ -20,6 +21,8 @@ the public simulator's rules (``--compat fm-simulator``, :mod:`fluxgraph.sched.f
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import numpy as np
 
 from fluxgraph.sched.fm.allocator import FmAllocator
 from fluxgraph.sched.fm.compat import CompatTicks
@@ -47,14 +50,21 @@ class FmPass:
         allocator: FmAllocator,
         warmup: int,
         reference: bool = False,
-        skip_rule: bool = True,
         compat: CompatTicks | None = None,
     ) -> None:
         self.allocator = allocator
         self.reference = reference
         self.compat = compat
-        self.skip_rule = skip_rule and allocator.scope != "system"
-        first = sorted(jobs, key=lambda j: (j.submit, j.id))[:warmup]
+        by_arrival = sorted(jobs, key=lambda j: (j.submit, j.id))
+        self._arrival = {j.id: i for i, j in enumerate(by_arrival)}
+        # per simulator key, filled when the key is first queued (_learn)
+        size = len(by_arrival)
+        self._known = np.zeros(size, dtype=bool)
+        self._rank = np.zeros(size, dtype=np.int64)  # position by (submit, id)
+        self._procs = np.zeros(size, dtype=np.int64)
+        self._remote = np.zeros(size, dtype=np.int64)
+        self._walltime = np.zeros(size, dtype=np.int64)
+        first = by_arrival[:warmup]
         rejected = [j for j in first if allocator.check(j)]
         self._pending = {j.id for j in first} - {j.id for j in rejected}
         self._last_reject = max((j.submit for j in rejected), default=0)
@@ -73,9 +83,21 @@ class FmPass:
             return None
         return self.compat.next_wakeup(now)
 
+    def _learn(self, view: SchedulingView, keys: np.ndarray) -> None:
+        """Fill the per-key arrays for the ``keys`` not seen before."""
+        for key in keys[~self._known[keys]].tolist():
+            job = view.job(key)
+            self._rank[key] = self._arrival[job.id]
+            self._procs[key] = job.procs
+            self._remote[key] = self.allocator.remote_gb(job)
+            self._walltime[key] = job.walltime
+            self._known[key] = True
+
     def _warmup(self, view: SchedulingView, now: int) -> bool:
         """One A4 pass; ``True`` when it switched to the policy."""
-        order = sorted(view.queue(), key=lambda k: (view.job(k).submit, view.job(k).id))
+        keys = np.array(view.queue(), dtype=np.int64)
+        self._learn(view, keys)
+        order = keys[np.argsort(self._rank[keys], kind="stable")].tolist()
         pending = self._pending
         for key in order:
             if not pending and not self.reference:
@@ -89,19 +111,21 @@ class FmPass:
         return True
 
     def _easy(self, view: SchedulingView, now: int) -> None:
-        blocked = False
-        failed: list[tuple[int, int, int]] = []
-        remote = self.allocator.remote_gb
-        for key in view.queue():
-            job = view.job(key)
-            if not blocked:
-                at = view.reserve(key)
-                blocked = at is not None and at > now
-                continue
-            n, k, w = job.procs, remote(job), job.walltime
-            if self.skip_rule and any(a <= n and b <= k and c <= w for a, b, c in failed):
-                continue
-            if not view.start(key) and self.skip_rule:
-                # keep only the minimal failed shapes: a dominated one skips nothing more
-                failed = [f for f in failed if not (n <= f[0] and k <= f[1] and w <= f[2])]
-                failed.append((n, k, w))
+        queue = view.queue()
+        head = 0  # jobs start (or cannot run at all) until one gets a later reservation
+        while head < len(queue):
+            at = view.reserve(queue[head])
+            head += 1
+            if at is not None and at > now:
+                break
+        else:
+            return
+        rest = np.array(queue[head:], dtype=np.int64)
+        self._learn(view, rest)
+        n, k, w = self._procs[rest], self._remote[rest], self._walltime[rest]
+        tried = np.flatnonzero(self.allocator.startable(n, k, w, now))
+        while len(tried):
+            started = view.start(int(rest[tried[0]]))
+            tried = tried[1:]
+            if started and len(tried):
+                tried = tried[self.allocator.startable(n[tried], k[tried], w[tried], now)]

@@ -54,9 +54,12 @@ def _nodes_only(free: list[list[int]], n: int) -> list[int] | None:
 
 
 def rack_balance(
-    free: list[list[int]], caps: list[list[int]], n: int, k: int
+    free: list[list[int]], caps: list[list[int]], n: int, k: int, counted: bool = False
 ) -> list[Chunk] | None:
     """The rack-scope placement of ``n`` nodes with ``k`` GB of remote memory each, or ``None``.
+
+    ``counted``: the caller found at least ``n`` nodes that can get a chunk from their own rack
+    (``sum(min(len(free[r]), chunk_capacity(caps[r], k)))``), so it is not counted again.
 
     >>> free, caps = [[3], [4, 5, 6, 7]], [[16], [1024]]   # the example, after jobs A and B
     >>> rack_balance(free, caps, 2, 136)
@@ -67,9 +70,10 @@ def rack_balance(
     if k <= 0:
         nodes = _nodes_only(free, n)
         return None if nodes is None else [(g, -1, 0) for g in nodes]
-    fits = sum(min(len(f), chunk_capacity(c, k)) for f, c in zip(free, caps, strict=True))
-    if fits < n:
-        return None
+    if not counted:
+        fits = sum(min(len(f), chunk_capacity(c, k)) for f, c in zip(free, caps, strict=True))
+        if fits < n:
+            return None
     pools_per_rack = len(caps[0]) if caps else 0
     placed: list[Chunk] = []
     for r in _rack_order(free):

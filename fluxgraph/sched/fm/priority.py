@@ -50,11 +50,22 @@ def make_priorities(local_gb: int) -> dict[str, Priority]:
     def wfp3(job: Job, now: int) -> float:
         return -(((now - job.submit) / _r(job)) ** 3) * job.procs
 
-    def f1(job: Job, now: int) -> float:
-        return -_f1_score(job)  # Table II literally: the larger score first (§9 D3)
+    def per_job(value: Callable[[Job], float]) -> Priority:
+        """``value(job)``, a key that does not depend on ``now``, computed once per job."""
+        cache: dict[int, float] = {}
 
-    def f1_asc(job: Job, now: int) -> float:
-        return _f1_score(job)  # Carastan-Santos & de Camargo: the smaller score first
+        def key(job: Job, now: int) -> float:
+            v = cache.get(job.id)
+            if v is None:
+                v = cache[job.id] = value(job)
+            return v
+
+        return key
+
+    # Table II literally: the larger score first (§9 D3)
+    f1 = per_job(lambda job: -_f1_score(job))
+    # Carastan-Santos & de Camargo: the smaller score first
+    f1_asc = per_job(_f1_score)
 
     def per_wait(denominator: Callable[[Job], float]) -> Priority:
         """``-w / denominator(job)``, the denominator computed once per job."""
