@@ -111,6 +111,8 @@ class Selector(Explorer):
         self.plain_visits = cls.dom_dfv is Selector.dom_dfv and cls.prune is Selector.prune
         self.regions: dict = {}
         self.region_filter: tuple[set[int], set[int]] | None = None
+        #: Shortcut probes of candidates no job holds: vertex -> (request shape, units).
+        self.probe_memo: dict[int, tuple[tuple, int]] = {}
         graph.schedule.grow(graph.num_vertices)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -143,6 +145,7 @@ class Selector(Explorer):
         self._aux_root = False
         self.regions = {}
         self.region_filter = None
+        self.probe_memo = {}
 
     def tick(self) -> None:
         """Start a new selection: bump the sequence number and whiten every vertex."""

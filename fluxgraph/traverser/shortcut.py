@@ -9,6 +9,11 @@ sort puts exactly those groups first, whatever libstdc++'s tie order would do el
 selection walk then visits only the chosen candidates and their pass-through ancestors, so it
 marks the same edges and emits the same selection as the full walk.
 
+A candidate whose subtree no live job holds (no tag: every planner below it is empty) is
+probed once per request shape: the probe's outcome is a function of the subtree, which does
+not change until a job takes part of it, the graph changes or a status is set (the memo is
+dropped then).
+
 When every candidate was tried and fewer than ``k`` units qualify, the full walk fails at the
 root; the walk then enters no candidate and fails the same way (same errno), which saves the
 second walk over every candidate in each failed step of the reservation loop.
@@ -135,6 +140,7 @@ def plan_shortcut(
             region.candidates, key=lambda v: sign * ids[v]
         )
     k = r.count_min
+    memo_key = _probe_key(r, excl, meta)
     parent = region.parent
     passed: dict[int, bool] = {root: True}
     chosen: list[int] = []
@@ -149,10 +155,10 @@ def plan_shortcut(
             return None  # a tie at the boundary: only the full walk orders it exactly
         if not _ancestors_pass(sel, meta, excl, requests, parent, passed, parent[v], dom):
             continue
-        scratch = ScoringObject()
-        if sel.dom_dfv(meta, v, requests, True, excl, scratch) >= 0 and scratch.avail > 0:
+        avail = _probe(sel, meta, v, requests, excl, memo_key)
+        if avail > 0:
             chosen.append(v)
-            total += scratch.avail
+            total += avail
             boundary = score
     else:
         if total < k:
@@ -169,6 +175,59 @@ def plan_shortcut(
             a = parent[a]
     sel.region_filter = (region.members, allowed)
     return allowed
+
+
+def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> int:
+    """The units candidate ``v`` offers (0: its visit fails), memoised while no job holds
+    anything below ``v`` (``key``: the request's shape, ``None``: not memoisable)."""
+    g = sel.graph
+    untouched = key is not None and not g.schedule.tags[v]
+    if untouched:
+        hit = sel.probe_memo.get(v)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+    else:  # a visit that its pruning rejects fails whatever else holds: only prune then
+        utype = g.types[v]
+        x_in = excl or any(r.type == utype and r.exclusive is True for r in requests)
+        if sel.prune(meta, x_in, sel.dom, v, utype, requests) < 0:
+            return 0
+    scratch = ScoringObject()
+    avail = scratch.avail if sel.dom_dfv(meta, v, requests, True, excl, scratch) >= 0 else 0
+    if untouched:
+        sel.probe_memo[v] = (key, avail)
+    return avail
+
+
+def _probe_key(r: Request, excl: bool, meta: JobMeta) -> tuple | None:
+    """What a probe of an untouched candidate depends on besides the subtree: the request's
+    shape below its own count, ``excl`` and whether status counts (``None``: a constraint
+    makes the probe depend on vertex properties too)."""
+    from fluxgraph.traverser.dfu import SATISFIABILITY  # (dfu imports this module)
+
+    if meta.constraint is not None:
+        return None
+    return (
+        r.type,
+        r.exclusive,
+        tuple(sorted(r.user_data.items())),
+        tuple(_shape(c) for c in r.with_),
+        excl,
+        meta.alloc_type == SATISFIABILITY,
+    )
+
+
+def _shape(r: Request) -> tuple:
+    return (
+        r.type,
+        r.count_min,
+        r.count_max,
+        r.count_operator,
+        r.count_operand,
+        r.exclusive,
+        r.label,
+        tuple(sorted(r.user_data.items())),
+        tuple(_shape(c) for c in r.with_),
+    )
 
 
 def _labelled(requests: list[Request]) -> bool:

@@ -89,6 +89,7 @@ def mark(traverser: Traverser, target: str | Iterable[int], status: str | int) -
     code = status_code(status)
     sign = 1 if code == STATUS_UP else -1
     g = traverser.graph
+    traverser.probe_memo.clear()  # a probe's outcome depends on the statuses below
     if isinstance(target, str):
         vertices = g.by_path.get(target)
         if not vertices:
