@@ -120,9 +120,9 @@ class ArrayAllocator:
     def release(self, placement: Placement) -> None:
         """Cancel every span of ``placement``."""
         for pid in placement.ids:
-            for row in self._rows.pop(pid):
-                self._start[row] = self._end[row] = 0
-                self._free_rows.append(row)
+            rows = self._rows.pop(pid)
+            self._start[rows] = self._end[rows] = 0
+            self._free_rows += rows
 
     def resize(self, placement: Placement, end: int) -> Placement:
         """The same resources and amounts over ``[placement.start, end)``.
@@ -160,21 +160,33 @@ class ArrayAllocator:
 
     # -- the span table ----------------------------------------------------------------------
 
-    def _add(self, rank: int, start: int, end: int, mib: int, lends: bool) -> int:
-        if self._free_rows:
-            row = self._free_rows.pop()
+    def _add(
+        self, ranks: list[int], start: int, end: int, mibs: list[int], shares: int
+    ) -> list[int]:
+        """Rows of new spans on ``ranks`` over ``[start, end)`` holding ``mibs``: the first
+        ``shares`` local shares, the rest lent pieces."""
+        free, k = self._free_rows, len(ranks)
+        if k <= len(free):
+            rows = free[len(free) - k :]
+            del free[len(free) - k :]
         else:
-            row = self._used
-            if row == len(self._node):
+            rows = free + list(range(self._used, self._used + k - len(free)))
+            free.clear()
+            self._used = rows[-1] + 1
+            if self._used > len(self._node):
+                size = max(2 * len(self._node), self._used)
                 for name in ("_node", "_start", "_end", "_mib", "_lends"):
                     old = getattr(self, name)
-                    grown = np.zeros(2 * len(old), dtype=old.dtype)
+                    grown = np.zeros(size, dtype=old.dtype)
                     grown[: len(old)] = old
                     setattr(self, name, grown)
-            self._used += 1
-        self._node[row], self._start[row], self._end[row], self._mib[row] = rank, start, end, mib
-        self._lends[row] = lends
-        return row
+        self._node[rows] = ranks
+        self._start[rows] = start
+        self._end[rows] = end
+        self._mib[rows] = mibs
+        self._lends[rows] = False
+        self._lends[rows[shares:]] = True
+        return rows
 
     def _holds(self, placement: Placement, rows: list[int], old_end: int, end: int) -> bool:
         """Whether the machine holds ``placement`` (its spans, ``rows``, already moved from
@@ -199,8 +211,10 @@ class ArrayAllocator:
         given: dict[int, int] = {}
         for lender, _, mib in lent:
             given[lender] = given.get(lender, 0) + mib
-        rows = [self._add(r, start, end, m, False) for r, m in zip(nodes, local, strict=True)]
-        rows += [self._add(r, start, end, m, True) for r, m in sorted(given.items())]
+        lenders = sorted(given)
+        rows = self._add(
+            [*nodes, *lenders], start, end, [*local, *(given[r] for r in lenders)], len(nodes)
+        )
         self._rows[pid] = rows
         return Placement(nodes, local, lent, start, end, (pid,), req.mib)
 
@@ -222,7 +236,7 @@ class ArrayAllocator:
         nodes = self._node[rows]
         lo = np.maximum(self._start[rows] - duration + 1, 0)
         hi = self._end[rows] - 1
-        order = np.lexsort((lo, nodes))
+        order = np.argsort(nodes * big + lo)
         nodes, lo, hi = nodes[order], lo[order], hi[order]
         reach = np.maximum.accumulate(nodes * big + hi)  # the furthest range end so far
         first = np.ones(len(nodes), dtype=bool)
@@ -230,14 +244,15 @@ class ArrayAllocator:
         starts = np.flatnonzero(first)
         ends = np.append(starts[1:], len(nodes)) - 1
         group_node = nodes[starts]
-        group_lo, group_hi = lo[starts], reach[ends] - group_node * big
+        # each group blocks the candidates from the first >= its start to the first > its end
+        into = np.searchsorted(times, lo[starts], "left")
+        out = np.searchsorted(times, reach[ends] - group_node * big, "right")
+        k = len(times) + 1
         local = cap[group_node] >= mib
         counts = []
         for keep, total in ((local, int((cap >= mib).sum())), (slice(None), len(cap))):
-            blocked = np.searchsorted(np.sort(group_lo[keep]), times, "right") - np.searchsorted(
-                np.sort(group_hi[keep]), times, "left"
-            )
-            counts.append(total - blocked)
+            step = np.bincount(into[keep], minlength=k) - np.bincount(out[keep], minlength=k)
+            counts.append(total - np.cumsum(step[:-1]))
         return counts[0], counts[1]
 
     # -- the two passes ----------------------------------------------------------------------
@@ -267,36 +282,56 @@ class ArrayAllocator:
         deficits = [(r, mib - local[r]) for r in compute if local[r] < mib]
         lent: list[tuple[int, int, int]] = []
         if deficits:
-            spare = self._spare(rows, start)
-            spare[chosen] = 0
-            groups = [deficits] if self.lender_mode == "greedy" else [[d] for d in deficits]
+            greedy = self.lender_mode == "greedy"
+            total = sum(d for _, d in deficits) if greedy else None
+            spare = self._spare(rows, start, chosen, total)
+            groups = [deficits] if greedy else [[d] for d in deficits]
             for group in groups:
                 given = _cover(spare, sum(d for _, d in group))
                 if given is None:
                     return None
                 lent += split_deficits(group, given)
-                if self.lender_mode == "code":
+                if not greedy:
                     spare[[lender for lender, _ in given]] = 0  # never the same lender again
         nodes = tuple(sorted(compute))
         return nodes, tuple(local[r] for r in nodes), tuple(lent)
 
-    def _spare(self, rows: np.ndarray, start: int) -> np.ndarray:
-        """Free memory of every node over the window starting at ``start`` whose spans are
-        ``rows``: capacity less the peak of the spans, by one sweep over their ends."""
-        if not len(rows):
-            return self._cap.copy()
+    def _spare(
+        self,
+        rows: np.ndarray,
+        start: int,
+        exclude: np.ndarray | None = None,
+        total: int | None = None,
+    ) -> np.ndarray:
+        """Free memory of every node (0 for ``exclude``) over the window starting at ``start``
+        whose spans are ``rows``: capacity less the peak of the spans.
+
+        Capacity less the *sum* of a node's spans is exact for a node with one span and a lower
+        bound otherwise; the peak (one sweep over the span ends) is computed for the nodes with
+        several spans, and with ``total`` only for those the greedy cover of ``total`` MiB in
+        rank order can reach (lower bounds only move the cover point later).
+        """
         nodes = self._node[rows]
-        mib = self._mib[rows]
-        at = np.concatenate((np.maximum(self._start[rows], start), self._end[rows]))
-        step = np.concatenate((mib, -mib))
-        owner = np.concatenate((nodes, nodes))
-        order = np.lexsort((step, at, owner))  # by node, then time, an end before a start
-        step, owner = step[order], owner[order]
-        level = np.cumsum(step)
-        first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-        held = np.zeros(len(self.capacity), dtype=np.int64)
-        held[owner[first]] = np.maximum.reduceat(level, first) - (level[first] - step[first])
-        return self._cap - held
+        n = len(self.capacity)
+        spare = self._cap - np.bincount(nodes, self._mib[rows], n).astype(np.int64)
+        several = np.bincount(nodes, minlength=n) > 1
+        if exclude is not None:
+            spare[exclude] = several[exclude] = 0
+        if total is not None:
+            several[int(np.searchsorted(np.cumsum(spare), total)) + 1 :] = False
+        rows = rows[several[nodes]]
+        if len(rows):
+            nodes, mib = self._node[rows], self._mib[rows]
+            at = np.concatenate((np.maximum(self._start[rows], start), self._end[rows]))
+            step = np.concatenate((mib, -mib))
+            owner = np.concatenate((nodes, nodes))
+            order = np.lexsort((step, at, owner))  # by node, then time, an end before a start
+            step, owner = step[order], owner[order]
+            level = np.cumsum(step)
+            first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+            peak = np.maximum.reduceat(level, first) - (level[first] - step[first])
+            spare[owner[first]] = self._cap[owner[first]] - peak
+        return spare
 
 
 def _cover(spare: np.ndarray, total: int) -> list[tuple[int, int]] | None:
