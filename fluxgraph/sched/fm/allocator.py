@@ -32,7 +32,6 @@ baseline: ``k = 0`` for every job that fits the local memory).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -139,6 +138,7 @@ class FmAllocator:
             for r in range(lay.racks)
         ]
         self._used = [0] * lay.pools  # GB held by running bookings
+        self._sorted_free: list[list[int] | None] = [None] * lay.racks  # cache of sorted(_free)
         self._running: dict[int, _Booking] = {}
         self._reserved: dict[int, _Booking] = {}
         self.durations: dict[int, tuple[int, float, list[Chunk]]] = {}
@@ -147,8 +147,12 @@ class FmAllocator:
         # derived from the running bookings, valid while _state is _cached_state
         self._cached_state = -1
         self._snaps: dict[tuple, _Snapshot] = {}
-        self._earliest_found: dict[tuple, tuple[float, tuple[int, list[Chunk]] | None]] = {}
-        self._stale: dict[_SpanKey, list[int]] = {}  # released reservations' spans, still booked
+        # what is free at each later time: changed when a booking starts or ends early
+        self._profile = 0
+        self._released: list[int] = []  # ends of the running bookings released since
+        self._found_profile = 0
+        self._earliest_found: dict[tuple, tuple[int, list[Chunk]] | None] = {}
+        self._stale: list[_Booking] = []  # released reservations, their spans still booked
         self._remote: dict[int, int] = {}
 
     # -- Allocator protocol ----------------------------------------------------------------
@@ -187,9 +191,12 @@ class FmAllocator:
         booking = self._running.pop(jobid, None)
         if booking is not None:
             self._state += 1
+            self._released.append(booking.end)
             per_rack = self.layout.nodes_per_rack
             for g, _, _ in booking.chunks:
                 self._free[g // per_rack].add(g)
+            for r, _ in booking.racks:
+                self._sorted_free[r] = None
             for m, gb in booking.pools:
                 self._used[m] -= gb
             for key, span in booking.spans:
@@ -198,9 +205,8 @@ class FmAllocator:
         booking = self._reserved.pop(jobid, None)
         if booking is None:
             raise SimulationError(f"FM allocator: no booking {jobid} to release")
-        # removed at the next booking, which keeps those it would add again (_add_spans)
-        for key, span in booking.spans:
-            self._stale.setdefault(key, []).append(span)
+        # its spans are removed at the next booking, which keeps those it would add again
+        self._stale.append(booking)
 
     def family(self, job: Job) -> None:
         return None
@@ -267,30 +273,33 @@ class FmAllocator:
         return self.rule(snap.nodes, snap.caps, n, k)
 
     def _derived(self) -> None:
-        """Drop what was derived from the running bookings once they changed."""
+        """Drop the snapshots once the running bookings changed."""
         if self._cached_state != self._state:
             self._cached_state = self._state
             self._snaps.clear()
-            self._earliest_found.clear()
 
     def _earliest(self, job: Job, now: int) -> tuple[int, list[Chunk]] | None:
         """The first end of a running booking after ``now`` where ``job`` fits, with its
         placement (spec §4.3 step 2); ``None`` if it fits at none.
 
-        The answer depends on the running bookings and the reservations only, as long as
-        ``now`` is before the first end (no end is skipped as past), so it is kept for the next
-        pass that asks while they are unchanged (a pass after a submission alone).
+        What is free at each time after ``now`` changes only when a booking starts or one ends
+        before its end: a booking released at its end gave back what the scan would have
+        released at that time. So the answer is kept per job (and reservations) until then,
+        while it lies after ``now``: a blocked head asked again pass after pass.
         """
-        self._derived()
+        if any(end > now for end in self._released):
+            self._profile += 1
+        self._released.clear()
+        if self._found_profile != self._profile:
+            self._found_profile = self._profile
+            self._earliest_found.clear()
         key = (job.id, *(r.token for r in self._reserved.values()))
-        hit = self._earliest_found.get(key)
-        if hit is not None and now < hit[0]:
-            return hit[1]
+        if key in self._earliest_found:
+            found = self._earliest_found[key]
+            if found is None or found[0] > now:
+                return found
         ending = sorted(self._running.values(), key=lambda b: b.end)
-        found = self._scan(job, now, ending)
-        first = ending[0].end if ending else math.inf
-        if now < first:
-            self._earliest_found[key] = (first, found)
+        found = self._earliest_found[key] = self._scan(job, now, ending)
         return found
 
     def _scan(self, job: Job, now: int, ending: list[_Booking]) -> tuple[int, list[Chunk]] | None:
@@ -375,13 +384,25 @@ class FmAllocator:
             [lay.pool_capacity - peak[m] for m in range(r * per, (r + 1) * per)]
             for r in range(lay.racks)
         ]
-        nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
+        if current:
+            nodes = [self._sorted(r) for r in range(lay.racks)]
+            if busy:
+                nodes = [[g for g in f if g not in busy] for f in nodes]
+        else:
+            nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
         snap = _Snapshot(nodes, caps)
         if current:
             if len(self._snaps) >= _SNAPSHOTS_KEPT:
                 self._snaps.clear()
             self._snaps[key] = snap
         return snap
+
+    def _sorted(self, rack: int) -> list[int]:
+        """The free nodes of ``rack`` in ascending order (cached while they do not change)."""
+        nodes = self._sorted_free[rack]
+        if nodes is None:
+            nodes = self._sorted_free[rack] = sorted(self._free[rack])
+        return nodes
 
     def _usage_at(self, t: int, at: int, used: list[int], active: list[_Booking]) -> list[int]:
         """Pool GB in use at ``t >= at`` given ``used`` at ``at``: running bookings only end
@@ -408,22 +429,23 @@ class FmAllocator:
         what it cannot hold)."""
         spans: list[tuple[_SpanKey, int]] = []
         missing = keys
-        stale = self._stale
-        if stale:
+        if self._stale:
+            stale: dict[_SpanKey, list[int]] = {}
+            for booking in self._stale:
+                for key, span in booking.spans:
+                    stale.setdefault(key, []).append(span)
+            self._stale.clear()
             missing = []
             for key in keys:
                 ids = stale.get(key)
                 if ids:
                     spans.append((key, ids.pop()))
-                    if not ids:
-                        del stale[key]
                 else:
                     missing.append(key)
             for key, ids in stale.items():
                 planner = self._planner(key)
                 for span in ids:
                     planner.rem_span(span)
-            stale.clear()
         try:
             for key in missing:
                 spans.append((key, self._planner(key).add_span(key[2], key[3], key[4])))
@@ -438,30 +460,42 @@ class FmAllocator:
         cross = sum(1 for g, m, gb in chunks if gb and m // per_pool != g // per_rack)
         f_cross = cross / len(chunks)
         duration = self.stretched(job, f_cross)
-        pools: dict[int, int] = {}
-        for _, m, gb in chunks:
-            if gb:
-                pools[m] = pools.get(m, 0) + gb
-        keys = [(0, g, at, duration, 1) for g, _, _ in chunks]
-        keys += [(1, m, at, duration, gb) for m, gb in pools.items()]
-        racks: dict[int, int] = {}
-        for g, _, _ in chunks:
-            racks[g // per_rack] = racks.get(g // per_rack, 0) + 1
         self._tokens += 1
-        spans = self._add_spans(keys, job)
-        booking = _Booking(
-            at, at + duration, chunks, [*racks.items()], [*pools.items()], spans, self._tokens
-        )
+        stale = self._stale
+        if len(stale) == 1 and stale[0].at == at and stale[0].end == at + duration:
+            same = stale[0].chunks == chunks  # a released reservation booked again, as it was
+        else:
+            same = False
+        if same:
+            old = stale.pop()
+            booking = _Booking(at, old.end, chunks, old.racks, old.pools, old.spans, self._tokens)
+        else:
+            pools: dict[int, int] = {}
+            for _, m, gb in chunks:
+                if gb:
+                    pools[m] = pools.get(m, 0) + gb
+            keys = [(0, g, at, duration, 1) for g, _, _ in chunks]
+            keys += [(1, m, at, duration, gb) for m, gb in pools.items()]
+            racks: dict[int, int] = {}
+            for g, _, _ in chunks:
+                racks[g // per_rack] = racks.get(g // per_rack, 0) + 1
+            spans = self._add_spans(keys, job)
+            booking = _Booking(
+                at, at + duration, chunks, [*racks.items()], [*pools.items()], spans, self._tokens
+            )
         if running:
             self._state += 1
+            self._profile += 1
             self._running[jobid] = booking
             for g, _, _ in chunks:
                 self._free[g // per_rack].discard(g)
-            for m, gb in pools.items():
+            for r, _ in booking.racks:
+                self._sorted_free[r] = None
+            for m, gb in booking.pools:
                 self._used[m] += gb
         else:
             self._reserved[jobid] = booking
         self.durations[job.id] = (duration, f_cross, chunks)
         vertex = self.layout.pool_vertex
-        held = tuple((vertex[m], "memory", gb) for m, gb in sorted(pools.items()))
+        held = tuple((vertex[m], "memory", gb) for m, gb in sorted(booking.pools))
         return Allocation(at, tuple(sorted(g for g, _, _ in chunks)), len(chunks), held)

@@ -14,6 +14,10 @@ schedules are those of the plain walk that tries every job (spec §4.3 step 6).
 
 ``reference=True`` stays in WARMUP for the whole run: the fairness reference run (§6.4).
 
+``order`` (a :class:`~fluxgraph.sched.fm.priority.QueueOrder`) orders the queue of a POLICY
+pass itself, in numpy, as the simulator would by the same priority (the simulator then only
+keeps it by arrival, a cheap static sort).
+
 ``compat`` (a :class:`~fluxgraph.sched.fm.compat.CompatTicks`) replaces the POLICY passes by
 the public simulator's rules (``--compat fm-simulator``, :mod:`fluxgraph.sched.fm.compat`).
 """
@@ -26,6 +30,7 @@ import numpy as np
 
 from fluxgraph.sched.fm.allocator import FmAllocator
 from fluxgraph.sched.fm.compat import CompatTicks
+from fluxgraph.sched.fm.priority import QueueOrder
 from fluxgraph.sched.passes import SchedulingView
 from fluxgraph.workload import Job
 
@@ -51,10 +56,12 @@ class FmPass:
         warmup: int,
         reference: bool = False,
         compat: CompatTicks | None = None,
+        order: QueueOrder | None = None,
     ) -> None:
         self.allocator = allocator
         self.reference = reference
         self.compat = compat
+        self.order = order
         by_arrival = sorted(jobs, key=lambda j: (j.submit, j.id))
         self._arrival = {j.id: i for i, j in enumerate(by_arrival)}
         # per simulator key, filled when the key is first queued (_learn)
@@ -92,6 +99,8 @@ class FmPass:
             self._remote[key] = self.allocator.remote_gb(job)
             self._walltime[key] = job.walltime
             self._known[key] = True
+            if self.order is not None:
+                self.order.learn(key, job)
 
     def _warmup(self, view: SchedulingView, now: int) -> bool:
         """One A4 pass; ``True`` when it switched to the policy."""
@@ -112,6 +121,10 @@ class FmPass:
 
     def _easy(self, view: SchedulingView, now: int) -> None:
         queue = view.queue()
+        if self.order is not None:
+            keys = np.array(queue, dtype=np.int64)
+            self._learn(view, keys)
+            queue = self.order.order(keys, now).tolist()
         head = 0  # jobs start (or cannot run at all) until one gets a later reservation
         while head < len(queue):
             at = view.reserve(queue[head])

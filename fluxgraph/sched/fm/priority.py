@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from fluxgraph.sched.priority import Priority
 from fluxgraph.workload import Job
 
-__all__ = ["FM_PRIORITIES", "make_priorities"]
+__all__ = ["FM_PRIORITIES", "QueueOrder", "make_priorities"]
 
 #: The names, in the order of :func:`make_priorities` (``f1_asc`` and ``fm_code`` are extras).
 FM_PRIORITIES = ("fcfs", "sjf", "wfp3", "f1", "f1_asc", "fair", "fm", "fm_code")
@@ -35,11 +37,19 @@ def _f1_score(job: Job) -> float:
     return math.log10(_r(job)) * job.procs + 870 * math.log10(job.submit + 1)
 
 
+def _mo(job: Job, local_gb: int) -> float:
+    return job.memory / local_gb if job.memory > local_gb else 1.0
+
+
+def _fm_denominator(job: Job, local_gb: int) -> float:
+    return (math.log10(job.procs) + 1) * _r(job) * _mo(job, local_gb)
+
+
 def make_priorities(local_gb: int) -> dict[str, Priority]:
     """Name -> ``f(job, now)`` for a machine with ``local_gb`` of local memory (§9 D25)."""
 
     def mo(job: Job) -> float:
-        return job.memory / local_gb if job.memory > local_gb else 1.0
+        return _mo(job, local_gb)
 
     def fcfs(job: Job, now: int) -> float:
         return job.submit
@@ -80,7 +90,7 @@ def make_priorities(local_gb: int) -> dict[str, Priority]:
         return key
 
     fair = per_wait(_r)
-    fm = per_wait(lambda job: (math.log10(job.procs) + 1) * _r(job) * mo(job))
+    fm = per_wait(lambda job: _fm_denominator(job, local_gb))
 
     def fm_code(job: Job, now: int) -> float:
         return -((now - job.submit) / _r(job)) / mo(job)
@@ -96,3 +106,67 @@ def make_priorities(local_gb: int) -> dict[str, Priority]:
         "fm_code": fm_code,
     }
     return table
+
+
+#: The priorities whose key does not depend on ``now``.
+_STATIC = ("fcfs", "sjf", "f1", "f1_asc")
+
+
+class QueueOrder:
+    """The queue in the order of ``make_priorities(local_gb)[name]`` (ties by submit time, then
+    job id, as the simulator sorts), over many queued jobs at once in numpy.
+
+    The keys are those of :func:`make_priorities` bit for bit: static ones are its own values,
+    kept per job; the others take the same IEEE operations on the same operands (``w / r``,
+    ``w / denominator``, ``(w / r) / mo``; WFP3's cube is Python's ``**``), so the order is the
+    simulator's. Jobs are simulator keys ``0..size-1``, told once with :meth:`learn`.
+
+    >>> from fluxgraph.workload import Job
+    >>> order = QueueOrder("fair", 64, 3)
+    >>> for key, (submit, d) in enumerate([(0, 100), (10, 20), (20, 20)]):
+    ...     order.learn(key, Job(key, submit, d, d, extra={"d": d}))
+    >>> order.order(np.array([0, 1, 2]), now=30).tolist()   # w/r: 0.3, 1.0, 0.5
+    [1, 2, 0]
+    """
+
+    def __init__(self, name: str, local_gb: int, size: int) -> None:
+        self.name = name
+        self.local_gb = local_gb
+        self._key = make_priorities(local_gb)[name]
+        self._submit = np.zeros(size, dtype=np.int64)
+        self._id = np.zeros(size, dtype=np.int64)
+        self._procs = np.zeros(size, dtype=np.int64)
+        # the static key, or the divisor of the wait: r (fair, wfp3, fm_code), fm's denominator
+        self._base = np.zeros(size)
+        self._mo = np.ones(size)
+
+    def learn(self, key: int, job: Job) -> None:
+        """Tell the job of simulator key ``key``."""
+        self._submit[key] = job.submit
+        self._id[key] = job.id
+        self._procs[key] = job.procs
+        if self.name in _STATIC:
+            self._base[key] = self._key(job, 0)
+        elif self.name == "fm":
+            self._base[key] = _fm_denominator(job, self.local_gb)
+        else:
+            self._base[key] = _r(job)
+            self._mo[key] = _mo(job, self.local_gb)
+
+    def keys(self, jobs: np.ndarray, now: int) -> np.ndarray:
+        """The priority keys of simulator keys ``jobs`` at ``now`` (smaller runs first)."""
+        base = self._base[jobs]
+        if self.name in _STATIC:
+            return base
+        submit = self._submit[jobs]
+        if self.name in ("fair", "fm"):
+            return (submit - now) / base
+        ratio = (now - submit) / base
+        if self.name == "fm_code":
+            return -ratio / self._mo[jobs]
+        cube = np.array([x**3 for x in ratio.tolist()])  # wfp3
+        return -cube * self._procs[jobs]
+
+    def order(self, jobs: np.ndarray, now: int) -> np.ndarray:
+        """Simulator keys ``jobs`` sorted by ``(key at now, submit, job id)``."""
+        return jobs[np.lexsort((self._id[jobs], self._submit[jobs], self.keys(jobs, now)))]

@@ -18,7 +18,7 @@ from fluxgraph.sched.fm.allocator import FmAllocator
 from fluxgraph.sched.fm.compat import COMPAT_MODES, CompatTicks
 from fluxgraph.sched.fm.machine import FmMachineSpec, build_fm_machine
 from fluxgraph.sched.fm.passes import FmPass
-from fluxgraph.sched.fm.priority import make_priorities
+from fluxgraph.sched.fm.priority import QueueOrder
 from fluxgraph.sched.fm.slowdown import FmRuntime, SlowdownModel
 from fluxgraph.sched.fm.workload import fm_jobs
 from fluxgraph.sched.priority import get_priority
@@ -59,7 +59,8 @@ def run_fm(
     ``reference`` runs strict FCFS without backfilling for the whole trace (spec §6.4); the
     baseline machine (``local_gb = 512``, no pool) takes ``scope = "nodes"``; ``compat =
     "fm-simulator"`` follows the public simulator's rules instead of §4.3
-    (:mod:`fluxgraph.sched.fm.compat`; a cheap static queue order, the pass orders by itself).
+    (:mod:`fluxgraph.sched.fm.compat`). The simulator keeps the queue by arrival (a cheap static
+    sort); the pass orders it by ``priority`` itself (:class:`.priority.QueueOrder`).
     """
     if compat not in COMPAT_MODES:
         raise SimulationError(f"unknown compat mode {compat!r} (valid: fm-simulator)")
@@ -70,13 +71,13 @@ def run_fm(
     ticks = None
     if compat and not reference:
         ticks = CompatTicks(sized, allocator, priority, machine.local_gb)
-    scheduler = FmPass(sized, allocator, warmup, reference=reference, compat=ticks)
-    order = "fcfs" if reference else priority
+    order = None if reference or ticks else QueueOrder(priority, machine.local_gb, len(sized))
+    scheduler = FmPass(sized, allocator, warmup, reference=reference, compat=ticks, order=order)
     sim = Simulator(
         None,
         sized,
         queue="fcfs" if reference else "easy",
-        priority=get_priority("fcfs") if ticks else make_priorities(machine.local_gb)[order],
+        priority=get_priority("fcfs"),
         runtime=runtime,
         scheduler=scheduler,
         allocator=allocator,
