@@ -13,7 +13,7 @@ scheduler runs on the shared :class:`~fluxgraph.sched.simulator.Simulator`:
   its resources;
 * ``check`` is §4.6 (and rejects a requested time below the runtime).
 
-Two shortcuts leave every placement unchanged (the oracle tests compare with a plain scheduler):
+Three shortcuts leave every placement unchanged (the oracle tests compare with a plain scheduler):
 
 * while bookings are only added (no release, no re-timing) the planners only fill up, so a
   request that failed at time ``t`` makes every request at least as large (nodes, memory and
@@ -21,7 +21,11 @@ Two shortcuts leave every placement unchanged (the oracle tests compare with a p
 * a reservation is remembered with the state it was made in (running bookings and the
   reservations held before it); met again in that state, the job is booked at the same time
   without a search. The state is the same only if nothing started, ended or moved, so every
-  running booking still ends after the new ``now`` and no earlier candidate can fit.
+  running booking still ends after the new ``now`` and no earlier candidate can fit;
+* failing that, a job whose last search met the same bookings among those held past the new
+  ``now`` (by content: nodes, window, amounts) is booked at that search's start ``T`` (if
+  ``T >= now``) unless it fits at ``now`` itself: every other candidate before ``T`` is the end
+  of one of those bookings, tried by that search against the same spans, and failed.
 
 >>> from fluxgraph.memory_machines import build_memory_machine
 >>> from fluxgraph.workload import Job
@@ -91,6 +95,10 @@ class MemoryBookings:
         self._failed: dict[int, list[tuple[int, int, int]]] = {}  # t -> (nodes, mib, duration)
         self._memo: dict[int, tuple[int, tuple]] = {}  # job id -> (start, state it was made in)
         self._monotone = alloc.lender_mode == "greedy"
+        self._cids: dict[tuple, int] = {}  # a booking's content -> its number
+        self._cid: dict[int, int] = {}  # booking id -> the number of its content
+        # job id -> (start, the search's now, (end, content number) of the bookings it met)
+        self._later: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = {}
 
     # -- the Allocator protocol ------------------------------------------------------------
 
@@ -109,7 +117,12 @@ class MemoryBookings:
             if memo is not None and memo[1] == state and memo[0] > now:
                 placement = self.alloc.allocate(req, at=memo[0], duration=duration, now=now)
             if placement is None:
+                placement = self._recall(job.id, req, duration, now)
+            if placement is None:
+                held = tuple((p.end, self._cid[b]) for b, p in self._booked.items() if p.end > now)
                 placement = self._earliest(req, duration, now)
+                if placement is not None and placement.start > now:
+                    self._later[job.id] = (placement.start, now, held)
             if placement is not None and placement.start > now:
                 self._memo[job.id] = (placement.start, state)
                 self._reserved[jobid] = job.id
@@ -120,11 +133,13 @@ class MemoryBookings:
         if placement.start == now:
             self._version += 1
         self._booked[jobid] = placement
+        self._cid[jobid] = self._content_id(placement)
         cores = len(placement.nodes) * self.alloc.cores
         return Allocation(placement.start, placement.nodes, cores, self.alloc.held(placement))
 
     def release(self, jobid: int) -> None:
         self.alloc.release(self._booked.pop(jobid))
+        del self._cid[jobid]
         self._failed.clear()
         if self._reserved.pop(jobid, None) is None:
             self._version += 1
@@ -141,11 +156,33 @@ class MemoryBookings:
             return
         end = max(self.planned_end(run.key), run.end)
         if end != placement.end:
-            self._booked[jobid] = self.alloc.resize(placement, end)
+            self._booked[jobid] = placement = self.alloc.resize(placement, end)
+            self._cid[jobid] = self._content_id(placement)
             self.stats["resizes"] += 1
             self._failed.clear()
 
     # -- placement searches ------------------------------------------------------------------
+
+    def _content_id(self, p: Placement) -> int:
+        key = (p.start, p.end, p.nodes, p.local, p.lent)
+        return self._cids.setdefault(key, len(self._cids))
+
+    def _recall(self, job_id: int, req: MemoryRequest, duration: int, now: int) -> Placement | None:
+        """The job's earliest start from its last search, if that search met the bookings that
+        are still held past ``now`` (see the module docstring), booked; else None."""
+        memo = self._later.get(job_id)
+        if memo is None or memo[0] < now:
+            return None
+        start, then, held = memo
+        current = {self._cid[b] for b, p in self._booked.items() if p.end > now}
+        if current != {cid for end, cid in held if end > now}:
+            return None
+        placement = None
+        if now != then and all(end != now for end, _ in held):  # the search did not try now
+            placement = self.alloc.allocate(req, at=now, duration=duration, now=now)
+        if placement is None:
+            placement = self.alloc.allocate(req, at=start, duration=duration, now=now)
+        return placement
 
     def _state(self) -> tuple:
         return (self._version, *self._reserved.values())
