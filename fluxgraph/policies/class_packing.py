@@ -103,6 +103,8 @@ class ClassPacking(VariationAware):
     stop_on_k: ClassVar[int] = 0
     #: No resource type is taken whole.
     exclusive_types: ClassVar[tuple[str, ...]] = ()
+    #: The root picks a class window, not a sorted prefix: no sorted-candidate shortcut.
+    candidate_score: ClassVar[None] = None
 
     def __post_init__(self) -> None:
         if self.slack not in (0, math.inf):

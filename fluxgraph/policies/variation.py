@@ -71,6 +71,13 @@ class VariationAware:
     stop_on_k: ClassVar[int] = 0
     #: No resource type is taken whole.
     exclusive_types: ClassVar[tuple[str, ...]] = ()
+    #: Top-level candidates are chosen lowest score first.
+    top_descending: ClassVar[bool] = False
+
+    def candidate_score(self, graph, u: int) -> int:
+        """The score a top-level candidate that matches gets (:meth:`dom_finish_vtx`), known
+        before the walk: the traverser's shortcut sorts candidates by it."""
+        return 1 + perf_class(graph.properties[u])
 
     def dom_discover_vtx(self, graph, u: int) -> int:
         """Nothing to do before the children are visited."""

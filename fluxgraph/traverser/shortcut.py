@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fluxgraph.policies.ids import IdOrder
+from fluxgraph.policies.introsort import sort_by_score
 from fluxgraph.policies.scoring import ScoringObject
 
 if TYPE_CHECKING:
@@ -48,7 +49,16 @@ class Region:
     above it (node-centric scores then differ by candidate).
     """
 
-    __slots__ = ("candidates", "key", "members", "node_ancestor", "orders", "parent", "tree")
+    __slots__ = (
+        "candidates",
+        "key",
+        "members",
+        "node_ancestor",
+        "orders",
+        "parent",
+        "tree",
+        "walk_order",
+    )
 
     def __init__(self, key: tuple) -> None:
         self.key = key
@@ -58,6 +68,7 @@ class Region:
         self.parent: dict[int, int] = {}
         self.candidates: list[int] = []
         self.node_ancestor = False
+        self.walk_order: list[int] | None = None
 
 
 def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
@@ -112,8 +123,9 @@ def plan_shortcut(
     """The vertices the walk may enter at pass-through levels (none: the request cannot be
     met), or ``None`` for the full walk."""
     policy = sel.policy
+    scored = getattr(policy, "candidate_score", None)
     if (
-        not isinstance(policy, IdOrder)
+        not (isinstance(policy, IdOrder) or scored is not None)
         or policy.stop_on_k
         or len(requests) != 1
         or len(sel.subsystems) != 1
@@ -130,8 +142,10 @@ def plan_shortcut(
     ):
         return None
     region = pristine_region(sel, root, r.type)
-    if not region.tree or (policy.node_centric and region.node_ancestor):
+    if not region.tree or (getattr(policy, "node_centric", False) and region.node_ancestor):
         return None
+    if scored is not None:
+        return _plan_by_sort(sel, requests, root, meta, excl, region)
     ids = g.ids
     sign = -1 if policy.prefer_high else 1
     order = region.orders.get(policy.prefer_high)
@@ -175,6 +189,83 @@ def plan_shortcut(
             a = parent[a]
     sel.region_filter = (region.members, allowed)
     return allowed
+
+
+def _plan_by_sort(
+    sel: Selector, requests: list[Request], root: int, meta: JobMeta, excl: bool, region: Region
+) -> set[int] | None:
+    """:func:`plan_shortcut` for a policy whose candidates' scores are known before the walk
+    (``candidate_score``) but tie: every candidate is probed (memoised like the id-order
+    probes) in the order the full walk gathers them, the gathered list is sorted as the full
+    walk sorts it at the root (``std::sort``'s tie order included), and the walk enters only
+    the chosen prefix. ``None`` (the full walk) when the prefix takes part of a candidate:
+    the chosen subset alone could then be split differently."""
+    r = requests[0]
+    policy = sel.policy
+    order = region.walk_order
+    if order is None:
+        order = region.walk_order = _walk_order(sel, root, region)
+    memo_key = _probe_key(r, excl, meta)
+    parent = region.parent
+    passed: dict[int, bool] = {root: True}
+    dom = sel.dom
+    g = sel.graph
+    gathered = []
+    for v in order:
+        if not _ancestors_pass(sel, meta, excl, requests, parent, passed, parent[v], dom):
+            continue
+        avail = _probe(sel, meta, v, requests, excl, memo_key)
+        if avail > 0:
+            gathered.append(_Candidate(policy.candidate_score(g, v), avail, v))
+    sort_by_score(gathered, policy.top_descending)
+    left = r.count_min
+    chosen = []
+    for c in gathered:
+        if left <= 0:
+            break
+        if c.count > left:
+            return None
+        chosen.append(c.vertex)
+        left -= c.count
+    if left > 0:  # fewer than k units: the full walk fails at the root, as this one does
+        sel.region_filter = (region.members, set())
+        return set()
+    allowed = set(chosen)
+    for v in chosen:
+        a = parent[v]
+        while a not in allowed and a != root:
+            allowed.add(a)
+            a = parent[a]
+    sel.region_filter = (region.members, allowed)
+    return allowed
+
+
+class _Candidate:
+    """A probed candidate as the root's sort sees it."""
+
+    __slots__ = ("count", "score", "vertex")
+
+    def __init__(self, score: int, count: int, vertex: int) -> None:
+        self.score = score
+        self.count = count
+        self.vertex = vertex
+
+
+def _walk_order(sel: Selector, root: int, region: Region) -> list[int]:
+    """The region's candidates in the order a full walk visits them (child-edge order)."""
+    g = sel.graph
+    children = g.child_edges(sel.dom)
+    dst = g.edge_dst
+    members, candidates = region.members, set(region.candidates)
+    out: list[int] = []
+    stack = [root]
+    while stack:
+        u = stack.pop()
+        if u in candidates:
+            out.append(u)
+            continue
+        stack.extend(v for e in reversed(children[u]) if (v := dst[e]) in members)
+    return out
 
 
 def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> int:

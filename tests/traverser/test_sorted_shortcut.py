@@ -1,0 +1,79 @@
+"""The sorted-candidate shortcut (``variation``: candidate scores known before the walk, many
+ties): sessions on random class layouts select exactly what the full walk selects, with
+enough candidates that the root's sort is the ``std::sort`` port, not a stable sort."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from fluxgraph import jobspec
+from fluxgraph.matcher import Matcher
+from fluxgraph.sched.quartz import build_quartz
+from fluxgraph.sched.static_queue import node_jobspec
+from fluxgraph.writers.match.simple import SimpleWriter
+
+
+def _partial(nodes: int, cores: int, duration: int):
+    """``nodes`` x node{slot{``cores`` x core}}, nodes shared."""
+    slot = {
+        "type": "slot",
+        "count": 1,
+        "label": "default",
+        "with": [{"type": "core", "count": cores}],
+    }
+    return jobspec.load(
+        {
+            "version": 9999,
+            "resources": [{"type": "node", "count": nodes, "with": [slot]}],
+            "tasks": [{"command": ["app"], "slot": "default", "count": {"per_slot": 1}}],
+            "attributes": {"system": {"duration": duration}},
+        }
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    racks=st.integers(1, 3),
+    per_rack=st.integers(6, 14),
+    classes=st.lists(st.integers(1, 3), min_size=42, max_size=42),
+    pooled=st.booleans(),
+    data=st.data(),
+)
+def test_variation_sessions_select_what_the_full_walk_selects(
+    racks, per_rack, classes, pooled, data
+):
+    machine = build_quartz(racks, per_rack, 2, 2, classes[: racks * per_rack], pooled)
+    fast = Matcher(machine, "CA", "variation", prune="ALL:core,ALL:node")
+    exact = Matcher(
+        copy.deepcopy(machine),
+        "CA",
+        "variation",
+        prune="ALL:core,ALL:node",
+        exact_visit_counts=True,
+    )
+    nodes = racks * per_rack
+    live: list[int] = []
+    for job_id in range(1, data.draw(st.integers(4, 16))):
+        if live and data.draw(st.integers(0, 4)) == 0:
+            victim = live.pop(data.draw(st.integers(0, len(live) - 1)))
+            assert fast.traverser.cancel(victim) == exact.traverser.cancel(victim)
+            continue
+        n = data.draw(st.integers(1, nodes))
+        duration = data.draw(st.sampled_from([60, 600, 3600]))
+        if data.draw(st.booleans()):
+            spec = node_jobspec(n, duration, 0 if pooled else 2, 4 if pooled else 2)
+        else:
+            spec = _partial(n, data.draw(st.integers(1, 4)), duration)
+        op = data.draw(st.sampled_from(["allocate", "allocate_orelse_reserve"]))
+        note(f"job {job_id}: {op} n={n} d={duration} {spec.resources[0]}")
+        outputs = []
+        for m in (fast, exact):
+            w = SimpleWriter()
+            r = m.run(spec, op, job_id, w)
+            outputs.append((r.rc, r.errno, r.at, w.emit()))
+        assert outputs[0] == outputs[1]
+        if outputs[0][0] == 0:
+            live.append(job_id)
