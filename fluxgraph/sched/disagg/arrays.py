@@ -113,6 +113,13 @@ class ArrayAllocator:
                 return self._book(req, start, start + duration, placed)
         return None
 
+    def rebook(self, placement: Placement) -> Placement:
+        """Book ``placement``'s nodes, shares and lent pieces again over its window (the caller
+        knows :meth:`allocate` would choose them: the spans meeting the window are the same)."""
+        req = MemoryRequest(len(placement.nodes), placement.mib)
+        placed = (placement.nodes, placement.local, placement.lent)
+        return self._book(req, placement.start, placement.end, placed)
+
     def could_fit(self, req: MemoryRequest, at: int, duration: int) -> bool:
         """Whether :meth:`allocate` places ``req`` over the window (exact; nothing booked)."""
         return self._place(req, at, at + duration) is not None

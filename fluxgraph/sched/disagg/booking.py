@@ -97,8 +97,8 @@ class MemoryBookings:
         self._monotone = alloc.lender_mode == "greedy"
         self._cids: dict[tuple, int] = {}  # a booking's content -> its number
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
-        # job id -> (start, the search's now, (end, content number) of the bookings it met)
-        self._later: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = {}
+        # job id -> (placement, the search's now, (end, content number) of the bookings it met)
+        self._later: dict[int, tuple[Placement, int, tuple[tuple[int, int], ...]]] = {}
 
     # -- the Allocator protocol ------------------------------------------------------------
 
@@ -122,7 +122,7 @@ class MemoryBookings:
                 held = tuple((p.end, self._cid[b]) for b, p in self._booked.items() if p.end > now)
                 placement = self._earliest(req, duration, now)
                 if placement is not None and placement.start > now:
-                    self._later[job.id] = (placement.start, now, held)
+                    self._later[job.id] = (placement, now, held)
             if placement is not None and placement.start > now:
                 self._memo[job.id] = (placement.start, state)
                 self._reserved[jobid] = job.id
@@ -171,17 +171,19 @@ class MemoryBookings:
         """The job's earliest start from its last search, if that search met the bookings that
         are still held past ``now`` (see the module docstring), booked; else None."""
         memo = self._later.get(job_id)
-        if memo is None or memo[0] < now:
+        if memo is None or memo[0].start < now:
             return None
-        start, then, held = memo
+        before, then, held = memo
         current = {self._cid[b] for b, p in self._booked.items() if p.end > now}
         if current != {cid for end, cid in held if end > now}:
             return None
         placement = None
         if now != then and all(end != now for end, _ in held):  # the search did not try now
             placement = self.alloc.allocate(req, at=now, duration=duration, now=now)
-        if placement is None:
-            placement = self.alloc.allocate(req, at=start, duration=duration, now=now)
+        if placement is None:  # the spans meeting its window are those the search met
+            if isinstance(self.alloc, ArrayAllocator):
+                return self.alloc.rebook(before)
+            placement = self.alloc.allocate(req, at=before.start, duration=duration, now=now)
         return placement
 
     def _state(self) -> tuple:
