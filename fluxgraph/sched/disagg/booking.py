@@ -119,9 +119,10 @@ class MemoryBookings:
             if placement is None:
                 placement = self._recall(job.id, req, duration, now)
             if placement is None:
-                held = tuple((p.end, self._cid[b]) for b, p in self._booked.items() if p.end > now)
                 placement = self._earliest(req, duration, now)
-                if placement is not None and placement.start > now:
+                if placement is not None and placement.start > now:  # (not in _booked yet)
+                    cid = self._cid
+                    held = tuple((p.end, cid[b]) for b, p in self._booked.items() if p.end > now)
                     self._later[job.id] = (placement, now, held)
             if placement is not None and placement.start > now:
                 self._memo[job.id] = (placement.start, state)
