@@ -9,6 +9,11 @@ NT(A-dis) > NT(A-base) at (25, 50).
 
     python3 benchmarks/disagg_bench.py                  # 300 jobs, the spec's smoke test
     python3 benchmarks/disagg_bench.py --jobs 100 --write
+    python3 benchmarks/disagg_bench.py --engine graph   # placements by the graph matcher
+    python3 benchmarks/disagg_bench.py --spec-cells --write   # spec-size runs, timed one by one
+
+``--spec-cells`` times a few cells of the study's grid at the spec's size (1024 nodes, window 0
+of 2000 jobs; lublin at 2 and KTH at 1 processors per node), as the study runs them.
 
 CPU seconds are the process's (``time.process_time``): the machine is shared, wall time is noisy.
 """
@@ -26,15 +31,44 @@ from _harness import machine_info, write_json
 
 from fluxgraph.memory_machines import MemoryMachineSpec, large_count
 from fluxgraph.sched.disagg.metrics import run_metrics
-from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.sched.disagg.sim import ENGINES, DisaggSimulator
 from fluxgraph.workload import load_workload
-from fluxgraph.workload.disagg_mix import make_mix, map_trace
+from fluxgraph.workload.disagg_mix import make_mix, map_trace, window
 
 REPO = Path(__file__).resolve().parents[1]
 LUBLIN = REPO.parent / "shared" / "traces" / "lublin_256.swf"
+KTH = REPO.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
+#: Spec-size cells timed by ``--spec-cells``: (trace, procs per node, S, X, allocator).
+SPEC_CELLS = (
+    (LUBLIN, 2, 100, 0, "base"),
+    (LUBLIN, 2, 50, 50, "base"),
+    (LUBLIN, 2, 25, 50, "dis"),
+    (LUBLIN, 2, 0, 50, "dis"),
+    (LUBLIN, 2, 15, 75, "dis"),
+    (KTH, 1, 25, 50, "base"),
+    (KTH, 1, 25, 50, "dis"),
+)
 
 
-def smoke(jobs: int, nodes: int = 64) -> dict:
+def spec_cells(engine: str, nodes: int = 1024, jobs: int = 2000) -> dict:
+    """CPU seconds of each of :data:`SPEC_CELLS` (window 0), run one by one."""
+    rows = []
+    for trace, per_node, s, x, kind in SPEC_CELLS:
+        first = window(map_trace(load_workload(trace), per_node=per_node), 0, jobs)
+        mix = list(make_mix(first, x, nodes, 0))  # as the study's cells make it
+        spec = MemoryMachineSpec(nodes, large_count(nodes, s))
+        t0 = time.process_time()
+        result = DisaggSimulator(spec, mix, kind, engine=engine).run()
+        cpu = time.process_time() - t0
+        row = {"trace": trace.stem, "S": s, "X": x, "alloc": kind, "cpu_s": round(cpu, 2)}
+        row.update(result.stats)
+        row.update({k: round(v, 4) for k, v in run_metrics(result).items()})
+        rows.append(row)
+        print(row, flush=True)
+    return {"rows": rows, "nodes": nodes, "jobs": jobs}
+
+
+def smoke(jobs: int, nodes: int = 64, engine: str = "arrays") -> dict:
     """Run the smoke grid; per-run rows and the checks."""
     trace = sorted(load_workload(LUBLIN), key=lambda j: (j.submit, j.id))[:jobs]
     mapped = map_trace(trace, per_node=32)
@@ -47,7 +81,7 @@ def smoke(jobs: int, nodes: int = 64) -> dict:
                     continue
                 spec = MemoryMachineSpec(nodes, large_count(nodes, s))
                 t0 = time.process_time()
-                result = DisaggSimulator(spec, mix, kind).run()
+                result = DisaggSimulator(spec, mix, kind, engine=engine).run()
                 cpu = time.process_time() - t0
                 row = {"S": s, "X": x, "alloc": kind, "cpu_s": round(cpu, 2)}
                 row.update(result.stats)
@@ -85,19 +119,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=300)
     parser.add_argument("--nodes", type=int, default=64)
+    parser.add_argument("--engine", choices=ENGINES, default="arrays")
+    parser.add_argument("--spec-cells", action="store_true", help="time spec-size cells")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results JSON")
     args = parser.parse_args()
     if not LUBLIN.exists():
         sys.exit(f"{LUBLIN} is missing")
     t0 = time.process_time()
-    out = smoke(args.jobs, args.nodes)
+    if args.spec_cells:
+        out = spec_cells(args.engine)
+    else:
+        out = smoke(args.jobs, args.nodes, args.engine)
+        print("checks:", out["checks"])
+    out["engine"] = args.engine
     out["total_cpu_s"] = round(time.process_time() - t0, 1)
-    print("checks:", out["checks"])
     print("total CPU s:", out["total_cpu_s"])
     if args.write:
         out["machine"] = machine_info(REPO)
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
-        write_json(REPO / "benchmarks" / "results" / f"disagg_bench_{stamp}.json", out)
+        name = "disagg_spec_cells" if args.spec_cells else "disagg_bench"
+        write_json(REPO / "benchmarks" / "results" / f"{name}_{stamp}.json", out)
 
 
 if __name__ == "__main__":
