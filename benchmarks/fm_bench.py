@@ -4,6 +4,12 @@
     python3 benchmarks/fm_bench.py peer    # first 3,000 jobs, no warm-up, slowdown none
     python3 benchmarks/fm_bench.py compat4 # the same at 4 TB/rack, the public simulator's rules
     python3 benchmarks/fm_bench.py compat  # ... at 4, 8, 12 and 48 TB/rack (the issue's table)
+    python3 benchmarks/fm_bench.py whole 32 fm,sjf [--json FILE]   # whole-trace E1 cells
+
+``whole POOLS PRIORITIES`` runs E1 cells on the whole trace (W1, warm-up 3,000, slowdown P1,
+rack scope), one at a time, and prints CPU seconds, passes, bsld and rejections per run
+(``reference`` is the A4 reference run of the pool); ``--json`` also writes them with the
+machine's facts (``benchmarks/results/``).
 
 Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
 ``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
@@ -18,12 +24,15 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from _harness import machine_info, write_json
+
 from fluxgraph.sched.fm.machine import perlmutter_like
 from fluxgraph.sched.fm.metrics import TAU, fm_metrics, run_fairness
 from fluxgraph.sched.fm.run import run_fm
 from fluxgraph.sched.fm.workload import map_trace, read_trace
 
-TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "perlmutter-fm-jobs.csv"
+ROOT = Path(__file__).resolve().parents[1]
+TRACE = ROOT.parent / "shared" / "traces" / "perlmutter-fm-jobs.csv"
 _SIX = ("fm_code", "sjf", "fair", "wfp3", "fcfs", "f1")
 GRIDS = {
     "s1": (1000, 200, "paper", (4, 8, 48), (*_SIX, "fm", "f1_asc")),
@@ -32,6 +41,33 @@ GRIDS = {
     "compat4": (3000, 0, "none", (4,), _SIX),
     "compat": (3000, 0, "none", (4, 8, 12, 48), _SIX),
 }
+
+
+def whole(pools: list[int], names: list[str], out: Path | None) -> None:
+    """Whole-trace E1 cells, timed one by one (CPU time of this process)."""
+    jobs = map_trace(read_trace(TRACE))
+    runs = []
+    for pool in pools:
+        for name in names:
+            reference = name == "reference"
+            t0 = time.process_time()
+            run = run_fm(
+                jobs,
+                perlmutter_like(pool),
+                "rack",
+                "fcfs" if reference else name,
+                reference=reference,
+            )
+            cpu = time.process_time() - t0
+            row = {"pool_tb": pool, "priority": name, "cpu_s": round(cpu, 2)}
+            row["passes"] = run.result.info["matcher_calls"]["passes"]
+            row["rejected"] = sum(r.rejected for r in run.result.jobs)
+            if not reference:
+                row["bsld"] = round(fm_metrics(run, 3000).bsld, 4)
+            print(json.dumps(row), flush=True)
+            runs.append(row)
+    if out is not None:
+        write_json(out, {"machine": machine_info(ROOT), "grid": "whole", "runs": runs})
 
 
 def main(grid: str) -> None:
@@ -67,4 +103,8 @@ def main(grid: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "s1")
+    if len(sys.argv) > 1 and sys.argv[1] == "whole":
+        json_out = Path(sys.argv[sys.argv.index("--json") + 1]) if "--json" in sys.argv else None
+        whole([int(p) for p in sys.argv[2].split(",")], sys.argv[3].split(","), json_out)
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "s1")

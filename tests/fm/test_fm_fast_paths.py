@@ -6,7 +6,8 @@
   and nodes scope, a necessary condition in system scope), beside running bookings and a
   reservation;
 * the planners after bookings, released reservations and re-bookings hold exactly the spans
-  of the live bookings and of the released reservations not yet removed.
+  of the live bookings and of the released reservations not yet removed, and every
+  reservation once a job starts beside it.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ def test_planners_hold_the_live_and_released_bookings(steps):
         held = {
             (key[0], key[1], span)
             for b in [*alloc._running.values(), *alloc._reserved.values(), *alloc._stale]
-            for key, span in b.spans
+            for key, span in b.spans or ()
         }
         assert _spans(alloc) == held
+        if got is not None and got.at == now:  # a start: every reservation is on the planners
+            assert all(b.spans is not None for b in alloc._reserved.values())

@@ -32,6 +32,7 @@ baseline: ``k = 0`` for every job that fits the local memory).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,6 +51,12 @@ from fluxgraph.workload import Job
 __all__ = ["SCOPES", "FmAllocator"]
 
 SCOPES = ("rack", "system", "nodes")
+#: The largest value :func:`_distinct` counts rather than sorts.
+_COUNTING_LIMIT = 1 << 16
+#: A booking released before its end, in the allocator's log of changes.
+_EARLY = -1
+#: Earliest-start answers kept before they are dropped at once.
+_ANSWERS_KEPT = 4096
 #: Snapshots kept per state of the running bookings (one per set of overlapping reservations).
 _SNAPSHOTS_KEPT = 16
 _RULE: dict[str, Callable[..., list[Chunk] | None]] = {
@@ -57,6 +64,16 @@ _RULE: dict[str, Callable[..., list[Chunk] | None]] = {
     "system": system_local_first,
     "nodes": rack_balance,
 }
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(values, return_inverse=True)`` for small non-negative integers (GB),
+    by counting instead of sorting."""
+    top = int(values.max())
+    if top > _COUNTING_LIMIT:
+        return np.unique(values, return_inverse=True)
+    present = np.bincount(values, minlength=top + 1) > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
 
 
 class _Snapshot:
@@ -76,7 +93,7 @@ class _Snapshot:
         ok = procs <= self.free
         pos = ok & (remote > 0)
         if pos.any():
-            ks, inverse = np.unique(remote[pos], return_inverse=True)
+            ks, inverse = _distinct(remote[pos])
             caps = np.maximum(np.array(self.caps, dtype=np.int64), 0)
             chunks = (caps[None, :, :] // ks[:, None, None]).sum(axis=2)  # per k and rack
             if system:
@@ -108,8 +125,17 @@ class _Booking:
     chunks: list[Chunk]
     racks: list[tuple[int, int]]  # (rack, nodes held there)
     pools: list[tuple[int, int]]  # (pool, GB held there)
-    spans: list[tuple[_SpanKey, int]]  # (key, span id)
+    spans: list[tuple[_SpanKey, int]] | None  # (key, span id); None: not on the planners yet
     token: int  # unique per booking (snapshot keys)
+    nodes: frozenset[int] | None = None  # its nodes, once a snapshot asked
+
+
+def _order(booking: _Booking) -> tuple[int, int]:
+    return booking.end, booking.token
+
+
+def _end(booking: _Booking) -> int:
+    return booking.end
 
 
 class FmAllocator:
@@ -140,6 +166,7 @@ class FmAllocator:
         self._used = [0] * lay.pools  # GB held by running bookings
         self._sorted_free: list[list[int] | None] = [None] * lay.racks  # cache of sorted(_free)
         self._running: dict[int, _Booking] = {}
+        self._by_end: list[_Booking] = []  # the running bookings by (end, token)
         self._reserved: dict[int, _Booking] = {}
         self.durations: dict[int, tuple[int, float, list[Chunk]]] = {}
         self._state = 0  # bumped whenever a running booking starts or ends
@@ -148,10 +175,10 @@ class FmAllocator:
         self._cached_state = -1
         self._snaps: dict[tuple, _Snapshot] = {}
         # what is free at each later time: changed when a booking starts or ends early
-        self._profile = 0
+        self._changes: list[int] = []  # ends of the bookings started, _EARLY: released early
         self._released: list[int] = []  # ends of the running bookings released since
-        self._found_profile = 0
-        self._earliest_found: dict[tuple, tuple[int, list[Chunk]] | None] = {}
+        # (job id, reservations) -> (len(_changes) then, the answer), see _earliest
+        self._earliest_found: dict[tuple, tuple[int, tuple[int, list[Chunk]] | None]] = {}
         self._stale: list[_Booking] = []  # released reservations, their spans still booked
         self._remote: dict[int, int] = {}
 
@@ -191,6 +218,7 @@ class FmAllocator:
         booking = self._running.pop(jobid, None)
         if booking is not None:
             self._state += 1
+            del self._by_end[bisect_left(self._by_end, (booking.end, booking.token), key=_order)]
             self._released.append(booking.end)
             per_rack = self.layout.nodes_per_rack
             for g, _, _ in booking.chunks:
@@ -205,8 +233,9 @@ class FmAllocator:
         booking = self._reserved.pop(jobid, None)
         if booking is None:
             raise SimulationError(f"FM allocator: no booking {jobid} to release")
-        # its spans are removed at the next booking, which keeps those it would add again
-        self._stale.append(booking)
+        if booking.spans is not None:
+            # its spans are removed at the next booking, which keeps those it would add again
+            self._stale.append(booking)
 
     def family(self, job: Job) -> None:
         return None
@@ -282,24 +311,27 @@ class FmAllocator:
         """The first end of a running booking after ``now`` where ``job`` fits, with its
         placement (spec §4.3 step 2); ``None`` if it fits at none.
 
-        What is free at each time after ``now`` changes only when a booking starts or one ends
-        before its end: a booking released at its end gave back what the scan would have
-        released at that time. So the answer is kept per job (and reservations) until then,
-        while it lies after ``now``: a blocked head asked again pass after pass.
+        The answer is kept per job (and reservations) while it lies after ``now`` and what is
+        free from its time on is unchanged: a booking released at its end gave back what the
+        scan would have released then; one that starts only takes resources (no earlier time
+        becomes a fit, and "fits nowhere" stays so) and, ending by the answer's time, leaves
+        that time as it was. A booking released before its end drops every answer.
         """
         if any(end > now for end in self._released):
-            self._profile += 1
+            self._changes.append(_EARLY)
         self._released.clear()
-        if self._found_profile != self._profile:
-            self._found_profile = self._profile
-            self._earliest_found.clear()
         key = (job.id, *(r.token for r in self._reserved.values()))
-        if key in self._earliest_found:
-            found = self._earliest_found[key]
+        kept = self._earliest_found.get(key)
+        if kept is not None:
+            seen, found = kept
             if found is None or found[0] > now:
-                return found
-        ending = sorted(self._running.values(), key=lambda b: b.end)
-        found = self._earliest_found[key] = self._scan(job, now, ending)
+                until = GRAPH_END if found is None else found[0]
+                if all(_EARLY < end <= until for end in self._changes[seen:]):
+                    return found
+        found = self._scan(job, now, self._by_end)
+        if len(self._earliest_found) >= _ANSWERS_KEPT:
+            self._earliest_found.clear()
+        self._earliest_found[key] = (len(self._changes), found)
         return found
 
     def _scan(self, job: Job, now: int, ending: list[_Booking]) -> tuple[int, list[Chunk]] | None:
@@ -313,13 +345,15 @@ class FmAllocator:
         system = self.scope == "system"
         used = list(self._used)
         nodes = [len(f) for f in self._free]
-        chunks = [
-            sum((cap - u) // k for u in used[r * per_pool : (r + 1) * per_pool] if u < cap)
-            if k > 0
-            else 0
-            for r in range(lay.racks)
-        ]
         count = sum(nodes)
+        chunks = [0] * lay.racks
+        fit = 0  # nodes that can get a chunk (own rack, or any in system scope), kept up to date
+        if k > 0:
+            chunks = [
+                sum((cap - u) // k for u in used[r * per_pool : (r + 1) * per_pool] if u < cap)
+                for r in range(lay.racks)
+            ]
+            fit = sum(chunks) if system else sum(map(min, nodes, chunks))
         free: list[set[int]] | None = None
         added = 0  # bookings of ``ending`` whose nodes are in ``free``
         i = 0
@@ -327,25 +361,27 @@ class FmAllocator:
             at = ending[i].end
             while i < len(ending) and ending[i].end == at:
                 booking = ending[i]
-                for r, c in booking.racks:
-                    nodes[r] += c
+                count += len(booking.chunks)
+                i += 1
                 for m, gb in booking.pools:
                     u = used[m]
                     used[m] = u - gb
                     if k > 0:
-                        before = (cap - u) // k if u < cap else 0
-                        chunks[m // per_pool] += (cap - u + gb) // k - before
-                count += len(booking.chunks)
-                i += 1
-            if at <= now or count < n:
+                        more = (cap - u + gb) // k - ((cap - u) // k if u < cap else 0)
+                        if more:
+                            r = m // per_pool
+                            if system:
+                                fit += more
+                            else:
+                                fit -= min(nodes[r], chunks[r])
+                                fit += min(nodes[r], chunks[r] + more)
+                            chunks[r] += more
+                if k > 0 and not system:
+                    for r, c in booking.racks:
+                        fit += min(nodes[r] + c, chunks[r]) - min(nodes[r], chunks[r])
+                        nodes[r] += c
+            if at <= now or count < n or (k > 0 and fit < n):
                 continue
-            if k > 0:
-                if system:
-                    fit = sum(chunks)
-                else:
-                    fit = sum(min(a, b) for a, b in zip(nodes, chunks, strict=True))
-                if fit < n:
-                    continue
             if free is None:
                 free = [set(f) for f in self._free]
             for booking in ending[added:i]:
@@ -373,7 +409,9 @@ class FmAllocator:
         peak = used
         if active:
             for res in active:
-                busy.update(g for g, _, _ in res.chunks)
+                if res.nodes is None:
+                    res.nodes = frozenset(g for g, _, _ in res.chunks)
+                busy |= res.nodes
             peak = list(used)
             for t in sorted({at} | {r.at for r in active if r.at > at}):
                 usage = self._usage_at(t, at, used, active)
@@ -408,10 +446,11 @@ class FmAllocator:
         """Pool GB in use at ``t >= at`` given ``used`` at ``at``: running bookings only end
         (those ending in ``(at, t]`` give theirs back), active reservations add theirs."""
         usage = list(used)
-        for booking in self._running.values():
-            if at < booking.end <= t:
-                for m, gb in booking.pools:
-                    usage[m] -= gb
+        by_end = self._by_end
+        first = bisect_right(by_end, at, key=_end)
+        for booking in by_end[first : bisect_right(by_end, t, lo=first, key=_end)]:
+            for m, gb in booking.pools:
+                usage[m] -= gb
         for res in active:
             if res.at <= t < res.end:
                 for m, gb in res.pools:
@@ -423,7 +462,7 @@ class FmAllocator:
     def _planner(self, key: _SpanKey) -> Planner:
         return self.node_planners[key[1]] if key[0] == 0 else self.pool_planners[key[1]]
 
-    def _add_spans(self, keys: list[_SpanKey], job: Job) -> list[tuple[_SpanKey, int]]:
+    def _add_spans(self, keys: list[_SpanKey], what: str) -> list[tuple[_SpanKey, int]]:
         """Book ``keys``: spans of released reservations that equal one are kept for it, the
         other released ones are removed first, then the rest are added (a planner refuses
         what it cannot hold)."""
@@ -432,7 +471,7 @@ class FmAllocator:
         if self._stale:
             stale: dict[_SpanKey, list[int]] = {}
             for booking in self._stale:
-                for key, span in booking.spans:
+                for key, span in booking.spans or ():
                     stale.setdefault(key, []).append(span)
             self._stale.clear()
             missing = []
@@ -450,14 +489,29 @@ class FmAllocator:
             for key in missing:
                 spans.append((key, self._planner(key).add_span(key[2], key[3], key[4])))
         except PlannerInvalidError as err:
-            raise SimulationError(f"FM allocator: a planner refused job {job.id}: {err}") from err
+            raise SimulationError(f"FM allocator: a planner refused {what}: {err}") from err
         return spans
+
+    @staticmethod
+    def _keys(booking: _Booking) -> list[_SpanKey]:
+        at, duration = booking.at, booking.end - booking.at
+        keys: list[_SpanKey] = [(0, g, at, duration, 1) for g, _, _ in booking.chunks]
+        keys += [(1, m, at, duration, gb) for m, gb in booking.pools]
+        return keys
+
+    def _materialize(self) -> None:
+        """Put the reservations not yet on the planners there (before another booking)."""
+        for booking in self._reserved.values():
+            if booking.spans is None:
+                booking.spans = self._add_spans(self._keys(booking), "a reservation")
 
     def _book(
         self, job: Job, jobid: int, at: int, chunks: list[Chunk], running: bool
     ) -> Allocation:
         per_rack, per_pool = self.layout.nodes_per_rack, self.layout.pools_per_rack
-        cross = sum(1 for g, m, gb in chunks if gb and m // per_pool != g // per_rack)
+        cross = 0  # rack_balance takes a node's chunk from its own rack
+        if self.rule is not rack_balance:
+            cross = sum(1 for g, m, gb in chunks if gb and m // per_pool != g // per_rack)
         f_cross = cross / len(chunks)
         duration = self.stretched(job, f_cross)
         self._tokens += 1
@@ -474,19 +528,21 @@ class FmAllocator:
             for _, m, gb in chunks:
                 if gb:
                     pools[m] = pools.get(m, 0) + gb
-            keys = [(0, g, at, duration, 1) for g, _, _ in chunks]
-            keys += [(1, m, at, duration, gb) for m, gb in pools.items()]
             racks: dict[int, int] = {}
             for g, _, _ in chunks:
                 racks[g // per_rack] = racks.get(g // per_rack, 0) + 1
-            spans = self._add_spans(keys, job)
             booking = _Booking(
-                at, at + duration, chunks, [*racks.items()], [*pools.items()], spans, self._tokens
+                at, at + duration, chunks, [*racks.items()], [*pools.items()], None, self._tokens
             )
         if running:
+            self._materialize()
+            if booking.spans is None:
+                booking.spans = self._add_spans(self._keys(booking), f"job {job.id}")
+        if running:
             self._state += 1
-            self._profile += 1
+            self._changes.append(booking.end)
             self._running[jobid] = booking
+            insort(self._by_end, booking, key=_order)
             for g, _, _ in chunks:
                 self._free[g // per_rack].discard(g)
             for r, _ in booking.racks:

@@ -1,11 +1,12 @@
 """The FM scheduling pass (spec §4.1 A1, §4.3 A3, §4.4 A4) on the shared simulator.
 
 WARMUP mode (while a warm-up job is neither started nor rejected): strict FCFS by
-``(submit, index)`` without backfilling over the whole queue (A4). The pass that starts the last
-warm-up job records ``t_switch`` and at once runs a POLICY pass: EASY backfilling in priority
-order (A3): jobs start while they fit; the first that does not is the head and gets the earliest
-reservation over nodes and pool memory (the allocator's planners); every later job starts if it
-fits now beside that reservation. No depth limit, one reservation, dropped at the next pass.
+``(submit, id)`` (the simulator's key order) without backfilling over the whole queue (A4). The
+pass that starts the last warm-up job records ``t_switch`` and at once runs a POLICY pass: EASY
+backfilling in priority order (A3): jobs start while they fit; the first that does not is the
+head and gets the earliest reservation over nodes and pool memory (the allocator's planners);
+every later job starts if it fits now beside that reservation. No depth limit, one
+reservation, dropped at the next pass.
 
 Within a POLICY pass the jobs after the head are tried only where the allocator's fit counts
 let them (:meth:`~fluxgraph.sched.fm.allocator.FmAllocator.startable`, over all of them at once
@@ -38,7 +39,8 @@ __all__ = ["FmPass"]
 
 
 class FmPass:
-    """Warm-up FCFS, then EASY in the simulator's priority order (see the module docstring).
+    """Warm-up FCFS, then EASY in ``order``'s priority order, else the simulator's (see the
+    module docstring). Simulator keys index the workload sorted by ``(submit, id)``.
 
     ``t_switch`` is the time of the switch (``None`` while warming up, or in a reference run).
 
@@ -63,11 +65,9 @@ class FmPass:
         self.compat = compat
         self.order = order
         by_arrival = sorted(jobs, key=lambda j: (j.submit, j.id))
-        self._arrival = {j.id: i for i, j in enumerate(by_arrival)}
         # per simulator key, filled when the key is first queued (_learn)
-        size = len(by_arrival)
+        size = len(jobs)
         self._known = np.zeros(size, dtype=bool)
-        self._rank = np.zeros(size, dtype=np.int64)  # position by (submit, id)
         self._procs = np.zeros(size, dtype=np.int64)
         self._remote = np.zeros(size, dtype=np.int64)
         self._walltime = np.zeros(size, dtype=np.int64)
@@ -94,7 +94,6 @@ class FmPass:
         """Fill the per-key arrays for the ``keys`` not seen before."""
         for key in keys[~self._known[keys]].tolist():
             job = view.job(key)
-            self._rank[key] = self._arrival[job.id]
             self._procs[key] = job.procs
             self._remote[key] = self.allocator.remote_gb(job)
             self._walltime[key] = job.walltime
@@ -104,9 +103,8 @@ class FmPass:
 
     def _warmup(self, view: SchedulingView, now: int) -> bool:
         """One A4 pass; ``True`` when it switched to the policy."""
-        keys = np.array(view.queue(), dtype=np.int64)
-        self._learn(view, keys)
-        order = keys[np.argsort(self._rank[keys], kind="stable")].tolist()
+        # simulator keys index the workload sorted by (submit, id): arrival order is key order
+        order = sorted(view.queue())
         pending = self._pending
         for key in order:
             if not pending and not self.reference:
@@ -120,21 +118,19 @@ class FmPass:
         return True
 
     def _easy(self, view: SchedulingView, now: int) -> None:
-        queue = view.queue()
+        queue = np.array(view.queue(), dtype=np.int64)
+        self._learn(view, queue)
         if self.order is not None:
-            keys = np.array(queue, dtype=np.int64)
-            self._learn(view, keys)
-            queue = self.order.order(keys, now).tolist()
+            queue = self.order.order(queue, now)
         head = 0  # jobs start (or cannot run at all) until one gets a later reservation
         while head < len(queue):
-            at = view.reserve(queue[head])
+            at = view.reserve(int(queue[head]))
             head += 1
             if at is not None and at > now:
                 break
         else:
             return
-        rest = np.array(queue[head:], dtype=np.int64)
-        self._learn(view, rest)
+        rest = queue[head:]
         n, k, w = self._procs[rest], self._remote[rest], self._walltime[rest]
         tried = np.flatnonzero(self.allocator.startable(n, k, w, now))
         while len(tried):
