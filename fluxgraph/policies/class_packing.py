@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from fluxgraph.errors import MatchError
@@ -103,8 +104,6 @@ class ClassPacking(VariationAware):
     stop_on_k: ClassVar[int] = 0
     #: No resource type is taken whole.
     exclusive_types: ClassVar[tuple[str, ...]] = ()
-    #: The root picks a class window, not a sorted prefix: no sorted-candidate shortcut.
-    candidate_score: ClassVar[None] = None
 
     def __post_init__(self) -> None:
         if self.slack not in (0, math.inf):
@@ -126,15 +125,19 @@ class ClassPacking(VariationAware):
             window = self._window(graph, ev.groups, n)
             if window is None:
                 return -1
-            lo, hi = window
-
-            def window_first(groups: list[EGroup], lo: int = lo, hi: int = hi) -> None:
-                inside = [g for g in groups if lo <= g.score - 1 <= hi]
-                sort_by_score(inside, False)
-                groups[:] = inside + [g for g in groups if not lo <= g.score - 1 <= hi]
-
-            dfu.choose_accum_best_k(dom, "node", n, False, window_first)
+            dfu.choose_accum_best_k(dom, "node", n, False, partial(_window_first, window=window))
         return 0 if choose_top(dom, rest, dfu, False) else -1
+
+    def order_candidates(self, graph, rtype: str, groups: list, k: int) -> bool:
+        """Order the top-level candidates ``groups`` of one request for ``k`` units as
+        :meth:`dom_finish_graph` does; False where it rejects the start time."""
+        if rtype != "node":
+            return VariationAware.order_candidates(self, graph, rtype, groups, k)
+        window = self._window(graph, groups, k)
+        if window is None:
+            return False
+        _window_first(groups, window)
+        return True
 
     def _window(self, graph, groups: list[EGroup], n: int) -> tuple[int, int] | None:
         """The chosen class window ``(lo, hi)`` among the candidates, None to reject."""
@@ -159,3 +162,11 @@ class ClassPacking(VariationAware):
     def __repr__(self) -> str:
         slack = "inf" if self.slack == math.inf else f"{self.slack:g}"
         return f"ClassPacking(slack={slack}, tie={self.tie!r})"
+
+
+def _window_first(groups: list, window: tuple[int, int]) -> None:
+    """The window's candidates first, lowest score first (``std::sort``), then the others."""
+    lo, hi = window
+    inside = [g for g in groups if lo <= g.score - 1 <= hi]
+    sort_by_score(inside, False)
+    groups[:] = inside + [g for g in groups if not lo <= g.score - 1 <= hi]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from fluxgraph.policies.ids import choose_children, choose_top
+from fluxgraph.policies.introsort import sort_by_score
 from fluxgraph.policies.scoring import ScoringObject
 
 __all__ = ["PERF_CLASS_DEFAULT", "VariationAware", "perf_class"]
@@ -76,8 +77,15 @@ class VariationAware:
 
     def candidate_score(self, graph, u: int) -> int:
         """The score a top-level candidate that matches gets (:meth:`dom_finish_vtx`), known
-        before the walk: the traverser's shortcut sorts candidates by it."""
+        before the walk: the traverser's shortcut orders candidates by it."""
         return 1 + perf_class(graph.properties[u])
+
+    def order_candidates(self, graph, rtype: str, groups: list, k: int) -> bool:
+        """Order the top-level candidates ``groups`` of one request for ``k`` units as
+        :meth:`dom_finish_graph` does (objects with ``score`` and ``count``); False where it
+        rejects the start time."""
+        sort_by_score(groups, self.top_descending)
+        return True
 
     def dom_discover_vtx(self, graph, u: int) -> int:
         """Nothing to do before the children are visited."""

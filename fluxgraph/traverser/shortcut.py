@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fluxgraph.policies.ids import IdOrder
-from fluxgraph.policies.introsort import sort_by_score
 from fluxgraph.policies.scoring import ScoringObject
 
 if TYPE_CHECKING:
@@ -198,8 +197,9 @@ def _plan_by_sort(
     (``candidate_score``) but tie: every candidate is probed (memoised like the id-order
     probes) in the order the full walk gathers them, the gathered list is sorted as the full
     walk sorts it at the root (``std::sort``'s tie order included), and the walk enters only
-    the chosen prefix. ``None`` (the full walk) when the prefix takes part of a candidate:
-    the chosen subset alone could then be split differently."""
+    the chosen prefix. The policy orders the gathered list (``order_candidates``) with the
+    code its root choice uses. ``None`` (the full walk) when the prefix takes part of a
+    candidate: the chosen subset alone could then be split differently."""
     r = requests[0]
     policy = sel.policy
     order = region.walk_order
@@ -217,7 +217,8 @@ def _plan_by_sort(
         avail = _probe(sel, meta, v, requests, excl, memo_key)
         if avail > 0:
             gathered.append(_Candidate(policy.candidate_score(g, v), avail, v))
-    sort_by_score(gathered, policy.top_descending)
+    if not policy.order_candidates(g, r.type, gathered, r.count_min):
+        gathered = []  # the root rejects this start: the walk fails there too
     left = r.count_min
     chosen = []
     for c in gathered:

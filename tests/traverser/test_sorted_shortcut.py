@@ -1,6 +1,7 @@
-"""The sorted-candidate shortcut (``variation``: candidate scores known before the walk, many
-ties): sessions on random class layouts select exactly what the full walk selects, with
-enough candidates that the root's sort is the ``std::sort`` port, not a stable sort."""
+"""The sorted-candidate shortcut (``variation`` and ``classpack``: candidate scores known
+before the walk, many ties): sessions on random class layouts select exactly what the full
+walk selects, with enough candidates that the root's sort is the ``std::sort`` port, not a
+stable sort."""
 
 from __future__ import annotations
 
@@ -34,23 +35,24 @@ def _partial(nodes: int, cores: int, duration: int):
     )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     racks=st.integers(1, 3),
     per_rack=st.integers(6, 14),
     classes=st.lists(st.integers(1, 3), min_size=42, max_size=42),
     pooled=st.booleans(),
+    policy=st.sampled_from(["variation", "classpack", "classpack-strict"]),
     data=st.data(),
 )
-def test_variation_sessions_select_what_the_full_walk_selects(
-    racks, per_rack, classes, pooled, data
+def test_class_policy_sessions_select_what_the_full_walk_selects(
+    racks, per_rack, classes, pooled, policy, data
 ):
     machine = build_quartz(racks, per_rack, 2, 2, classes[: racks * per_rack], pooled)
-    fast = Matcher(machine, "CA", "variation", prune="ALL:core,ALL:node")
+    fast = Matcher(machine, "CA", policy, prune="ALL:core,ALL:node")
     exact = Matcher(
         copy.deepcopy(machine),
         "CA",
-        "variation",
+        policy,
         prune="ALL:core,ALL:node",
         exact_visit_counts=True,
     )
