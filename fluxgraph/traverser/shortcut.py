@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.scoring import ScoringObject
+from fluxgraph.traverser.state import X_CHECKER_NJOBS
 
 if TYPE_CHECKING:
     from fluxgraph.traverser.dfu import JobMeta, Selector
@@ -270,10 +271,11 @@ def _walk_order(sel: Selector, root: int, region: Region) -> list[int]:
 
 
 def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> int:
-    """The units candidate ``v`` offers (0: its visit fails), memoised while no job holds
-    anything below ``v`` (``key``: the request's shape, ``None``: not memoisable)."""
+    """The units candidate ``v`` offers (0: its visit fails), memoised for when no job holds
+    anything below ``v`` during the request's window (``key``: the request's shape, ``None``:
+    not memoisable): the probe then sees what it sees below a ``v`` no job ever held."""
     g = sel.graph
-    untouched = key is not None and not g.schedule.tags[v]
+    untouched = key is not None and (not g.schedule.tags[v] or _free_in_window(g.schedule, v, meta))
     if untouched:
         hit = sel.probe_memo.get(v)
         if hit is not None and hit[0] == key:
@@ -288,6 +290,22 @@ def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> i
     if untouched:
         sel.probe_memo[v] = (key, avail)
     return avail
+
+
+def _free_in_window(sched, v: int, meta: JobMeta) -> bool:
+    """Whether the jobs holding something below ``v`` all stay out of the request's window.
+
+    Every job below ``v`` has a span of its window on ``v``'s exclusivity checker, so a free
+    checker means no planner below ``v`` is used in the window; where a checker span is
+    missing for a tagged job (a partial cancel's quirk), or the window starts now (where an
+    exclusive request also refuses any vertex with an allocation, whatever its window), no.
+    """
+    if meta.at == meta.now:
+        return False
+    spans, tags = sched.x_spans[v], sched.tags[v]
+    if not spans or len(spans) != len(tags):
+        return False
+    return sched.x_checkers[v].avail_resources_during(meta.at, meta.duration) == X_CHECKER_NJOBS
 
 
 def _probe_key(r: Request, excl: bool, meta: JobMeta) -> tuple | None:
