@@ -179,16 +179,8 @@ def plan_shortcut(
             # every candidate was tried: the full walk finds fewer than k units too, and fails
             # at the root (ENODEV, or EBUSY where the root itself is pruned); walking no
             # candidate reaches the same failure without visiting them all again
-            sel.region_filter = (region.members, set())
-            return set()
-    allowed = set(chosen)
-    for v in chosen:
-        a = parent[v]
-        while a not in allowed and a != root:
-            allowed.add(a)
-            a = parent[a]
-    sel.region_filter = (region.members, allowed)
-    return allowed
+            return _enter_only(sel, region, root, [])
+    return _enter_only(sel, region, root, chosen)
 
 
 def _plan_by_sort(
@@ -229,9 +221,13 @@ def _plan_by_sort(
             return None
         chosen.append(c.vertex)
         left -= c.count
-    if left > 0:  # fewer than k units: the full walk fails at the root, as this one does
-        sel.region_filter = (region.members, set())
-        return set()
+    # (fewer than k units: the full walk fails at the root, as a walk entering none does)
+    return _enter_only(sel, region, root, chosen if left <= 0 else [])
+
+
+def _enter_only(sel: Selector, region: Region, root: int, chosen: list[int]) -> set[int]:
+    """Let the walk enter only ``chosen`` and their pass-through ancestors; that set."""
+    parent = region.parent
     allowed = set(chosen)
     for v in chosen:
         a = parent[v]

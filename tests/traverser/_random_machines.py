@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.writers.match.simple import SimpleWriter
 
 
 @st.composite
@@ -134,3 +135,13 @@ def _multi_spans(p) -> list:
     for i in range(p.resources_len()):
         rows.append(_spans(p.planner_at(i)))
     return rows
+
+
+def match_on_each(matchers, spec, op: str, job_id: int) -> list[tuple]:
+    """``(rc, errno, at, simple writer output)`` of one match on each of ``matchers``."""
+    outputs = []
+    for m in matchers:
+        w = SimpleWriter()
+        r = m.run(spec, op, job_id, w)
+        outputs.append((r.rc, r.errno, r.at, w.emit()))
+    return outputs

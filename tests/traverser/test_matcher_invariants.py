@@ -12,13 +12,12 @@ from __future__ import annotations
 import copy
 import os
 
-from _random_machines import describe, jobspecs, machines, snapshot
+from _random_machines import describe, jobspecs, machines, match_on_each, snapshot
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from fluxgraph import jobspec
 from fluxgraph.matcher import Matcher
-from fluxgraph.writers.match.simple import SimpleWriter
 from fluxgraph.writers.sink import SelectionCollector
 
 EXAMPLES = int(os.environ.get("FLUXGRAPH_ORACLE_EXAMPLES", "60"))
@@ -123,11 +122,7 @@ def test_shortcut_selects_what_the_full_walk_selects(machine, data, policy):
     for job_id in range(1, data.draw(st.integers(2, 8))):
         spec = jobspec.load(data.draw(jobspecs()))
         op = data.draw(OPS)
-        outputs = []
-        for m in (fast, exact):
-            w = SimpleWriter()
-            r = m.run(spec, op, job_id, w)
-            outputs.append((r.rc, r.errno, r.at, w.emit()))
+        outputs = match_on_each((fast, exact), spec, op, job_id)
         assert outputs[0] == outputs[1]
         if outputs[0][0] == 0 and data.draw(st.booleans()):
             assert fast.traverser.cancel(job_id) == exact.traverser.cancel(job_id) == 0

@@ -8,7 +8,7 @@ import copy
 from pathlib import Path
 
 import pytest
-from _random_machines import describe, jobspecs, machines
+from _random_machines import describe, jobspecs, machines, match_on_each
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -96,11 +96,7 @@ def _session(machine, data, policy) -> None:
         else:
             spec = jobspec.load(data.draw(jobspecs()))
         op = data.draw(OPS)
-        outputs = []
-        for m in (fast, exact):
-            w = SimpleWriter()
-            r = m.run(spec, op, job_id, w)
-            outputs.append((r.rc, r.errno, r.at, w.emit()))
+        outputs = match_on_each((fast, exact), spec, op, job_id)
         assert outputs[0] == outputs[1]
         if outputs[0][0] == 0 and op != "satisfiability":
             live.append(job_id)

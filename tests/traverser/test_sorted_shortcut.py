@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 
+from _random_machines import match_on_each
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ from fluxgraph import jobspec
 from fluxgraph.matcher import Matcher
 from fluxgraph.sched.quartz import build_quartz
 from fluxgraph.sched.static_queue import node_jobspec
-from fluxgraph.writers.match.simple import SimpleWriter
 
 
 def _partial(nodes: int, cores: int, duration: int):
@@ -71,11 +71,7 @@ def test_class_policy_sessions_select_what_the_full_walk_selects(
             spec = _partial(n, data.draw(st.integers(1, 4)), duration)
         op = data.draw(st.sampled_from(["allocate", "allocate_orelse_reserve"]))
         note(f"job {job_id}: {op} n={n} d={duration} {spec.resources[0]}")
-        outputs = []
-        for m in (fast, exact):
-            w = SimpleWriter()
-            r = m.run(spec, op, job_id, w)
-            outputs.append((r.rc, r.errno, r.at, w.emit()))
+        outputs = match_on_each((fast, exact), spec, op, job_id)
         assert outputs[0] == outputs[1]
         if outputs[0][0] == 0:
             live.append(job_id)
