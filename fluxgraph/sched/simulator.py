@@ -38,7 +38,7 @@ from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.sched.allocator import Allocation, Allocator, MatcherAllocator
 from fluxgraph.sched.passes import SchedulingPass
-from fluxgraph.sched.priority import STATIC, Priority, get_priority
+from fluxgraph.sched.priority import STATIC, Priority, fcfs, get_priority
 from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
 from fluxgraph.sched.records import JobRecord, SimulationResult
 from fluxgraph.sched.runtime import RunningJob, RuntimeModel, TraceRuntime
@@ -131,6 +131,8 @@ class Simulator:
         self.progress = progress
         self.scheduler = scheduler
         self.workload = jobs if isinstance(jobs, Workload) else Workload.of(jobs)
+        order = [(job.submit, job.id) for job in self.workload.jobs]
+        self._in_fcfs_order = self.priority is fcfs and order == sorted(order)
         self.total_nodes = allocator.total_nodes
         self.total_cores = allocator.total_cores
 
@@ -306,6 +308,8 @@ class Simulator:
 
     def _sort_queue(self, now: int) -> list[int]:
         """The queue in priority order, ties by submit time then job id (sorted in place)."""
+        if self._in_fcfs_order:  # keys are queued in (submit, id) order and stay so
+            return self._queued
         keys = self._sort_keys
         if self.priority in STATIC:
             self._queued.sort(key=keys.__getitem__)

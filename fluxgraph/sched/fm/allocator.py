@@ -259,8 +259,10 @@ class FmAllocator:
         bounds = np.array(sorted({r.at - now for r in reserved if r.at > now}), dtype=np.int64)
         group = np.searchsorted(bounds, walltime, side="left")  # reservations it overlaps
         ok = np.zeros(len(procs), dtype=bool)
-        for g in np.unique(group):
-            sel = np.flatnonzero(group == g)
+        for g in range(len(bounds) + 1):
+            sel = np.flatnonzero(group == g) if len(bounds) else np.arange(len(procs))
+            if not len(sel):
+                continue
             snap = self._snapshot(now, int(walltime[sel[0]]), self._free, self._used)
             ok[sel] = snap.counts_fit(procs[sel], remote[sel], self.scope == "system")
         return ok
@@ -415,13 +417,11 @@ class FmAllocator:
             peak = list(used)
             for t in sorted({at} | {r.at for r in active if r.at > at}):
                 usage = self._usage_at(t, at, used, active)
-                peak = [max(a, b) for a, b in zip(peak, usage, strict=True)]
+                peak = list(map(max, peak, usage))
         lay = self.layout
         per = lay.pools_per_rack
-        caps = [
-            [lay.pool_capacity - peak[m] for m in range(r * per, (r + 1) * per)]
-            for r in range(lay.racks)
-        ]
+        cap = lay.pool_capacity
+        caps = [[cap - u for u in peak[r * per : (r + 1) * per]] for r in range(lay.racks)]
         if current:
             nodes = [self._sorted(r) for r in range(lay.racks)]
             if busy:
