@@ -313,14 +313,16 @@ class ArrayAllocator:
         """Free memory of every node (0 for ``exclude``) over the window starting at ``start``
         whose spans are ``rows``: capacity less the peak of the spans.
 
-        Capacity less the *sum* of a node's spans is exact for a node with one span and a lower
-        bound otherwise; the peak (one sweep over the span ends) is computed for the nodes with
-        several spans, and with ``total`` only for those the greedy cover of ``total`` MiB in
-        rank order can reach (lower bounds only move the cover point later).
+        Capacity less the *sum* of a node's spans (at least 0) is exact for a node with one
+        span and a lower bound otherwise; the peak (one sweep over the span ends) is computed
+        for the nodes with several spans, and with ``total`` only for those the greedy cover of
+        ``total`` MiB in rank order can reach (lower bounds only move the cover point later;
+        unclipped, spans that never overlap could make the running sum fall).
         """
         nodes = self._node[rows]
         n = len(self.capacity)
         spare = self._cap - np.bincount(nodes, self._mib[rows], n).astype(np.int64)
+        np.maximum(spare, 0, out=spare)  # (spans that never overlap may sum past capacity)
         several = np.bincount(nodes, minlength=n) > 1
         if exclude is not None:
             spare[exclude] = several[exclude] = 0
