@@ -173,3 +173,22 @@ def test_both_engines_give_the_same_schedule(work, kind, depth, lender_mode, sel
 def test_unknown_engine_is_refused():
     with pytest.raises(SimulationError, match="engine 'walk'"):
         DisaggSimulator(MemoryMachineSpec(2, 0), [], engine="walk")
+
+
+def test_engines_agree_where_a_lender_holds_spans_that_never_overlap():
+    # node 2 holds two back-to-back spans that sum past its capacity: the arrays engine once
+    # stopped its lender search short of it and started job 2 at 4 (on node 0), not at 3
+    spec = MemoryMachineSpec(nodes=5, large=2, cores=32, normal_mib=32768, large_mib=65536)
+    rows = [(1, 1, 1, 1, 2, 40000), (2, 1, 1, 2, 1, 40000), (3, 0, 1, 1, 1, 1024)]
+    rows += [(4, 0, 1, 1, 1, 1024), (5, 0, 1, 1, 1, 1024), (6, 0, 2, 2, 3, 40000)]
+    rows += [(k, 0, 1, 1, 1, 1024) for k in range(7, 11)]
+    jobs = [
+        Job(i, s, r, w, nodes=n, extra={"mem_mib": m, "app_id": 1}) for i, s, r, w, n, m in rows
+    ]
+    runs = [
+        DisaggSimulator(spec, jobs, "dis", engine=engine, lender_mode="greedy").run()
+        for engine in ("graph", "arrays")
+    ]
+    graph, arrays = ([(r.job.id, r.start, r.nodes) for r in run.records] for run in runs)
+    assert graph == arrays
+    assert (2, 3, (2,)) in arrays
