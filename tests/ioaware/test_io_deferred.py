@@ -15,7 +15,8 @@ from fluxgraph.sched.ioaware.workload import w2
 
 
 class EagerTracker(Tracker):
-    """:meth:`Tracker.book_later` done at once (the reference)."""
+    """:meth:`Tracker.book_later` done at once (the reference): each span at its earliest
+    fit from the last one's start on, as many at a time as fit there."""
 
     __slots__ = ("last_start",)
 
@@ -24,9 +25,13 @@ class EagerTracker(Tracker):
         self.last_start: dict = {}
 
     def book_later(self, start, duration, amounts, thresholds, count, key=None) -> None:
-        if start is None:
-            start = self.last_start[key]
-        self.last_start[key] = self.book(start, duration, amounts, thresholds, count)
+        t = self.last_start[key] if start is None else start
+        while count > 0:
+            t, fits = self.fit(t, duration, amounts, thresholds)
+            fits = min(fits, count)
+            self.add(t, t + duration, [fits * a for a in amounts])
+            count -= fits
+        self.last_start[key] = t
 
 
 amounts_st = st.tuples(st.integers(0, 2), st.sampled_from([0.0, 0.5, 1.0]))

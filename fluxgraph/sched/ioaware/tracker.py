@@ -88,8 +88,11 @@ class Tracker:
         """Add ``amounts[c]`` (may be negative) to column ``c`` on ``[start, end)``."""
         if end <= start:
             return
-        if end > self._horizon or (self._pending and min(amounts) < 0):
-            self._settle(end if min(amounts) >= 0 else inf)
+        if self._pending:
+            if min(amounts) < 0:  # a negative amount could open room a deferred span saw shut
+                self._settle(inf)
+            elif end > self._horizon:
+                self._settle(end)
         self._add(start, end, amounts)
 
     def _add(self, start: float, end: float, amounts: Sequence[float]) -> None:
@@ -194,29 +197,6 @@ class Tracker:
                 best = min(best, int((limit - peak) // amount) + 1)
         return t, best
 
-    def book(
-        self,
-        start: float,
-        duration: float,
-        amounts: Sequence[float],
-        thresholds: Sequence[float | None],
-        count: int,
-    ) -> float:
-        """Book ``count`` equal spans one after another, each at its earliest fit from the last
-        one's start on (:meth:`fit`); the last start.
-
-        >>> t = Tracker(1); t.add(0, 10, (1.0,))
-        >>> t.book(0, 10, (1.0,), (1.0,), 3), t.usage_at(5), t.usage_at(15)
-        (10, (2.0,), (2.0,))
-        """
-        t = start
-        while count > 0:
-            t, fits = self.fit(t, duration, amounts, thresholds)
-            fits = min(fits, count)
-            self.add(t, t + duration, [fits * a for a in amounts])
-            count -= fits
-        return t
-
     def book_later(
         self,
         start: float | None,
@@ -226,10 +206,11 @@ class Tracker:
         count: int,
         key: Hashable = None,
     ) -> None:
-        """:meth:`book` with non-negative ``amounts``, deferred: its spans are placed only
-        when an operation could see them (a fit whose window, or an add, peak or usage that
+        """Book ``count`` equal spans (non-negative ``amounts``) one after another, each at its
+        earliest fit from the last one's start on, deferred: the spans are placed only when
+        an operation could see them (a fit whose window, or an add, peak or usage that
         reaches past where they may start), and then only those that start before it ends.
-        Every answer is the one :meth:`book` gives at once: a booking reads and changes usage
+        Every answer is the one booking at once gives: a booking reads and changes usage
         from its next start on only, operations that end before that neither see it nor
         change what it books (they only add non-negative amounts; a negative add places every
         deferred span first), and deferred bookings are placed in call order. ``start=None``
