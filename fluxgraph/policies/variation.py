@@ -72,8 +72,6 @@ class VariationAware:
     stop_on_k: ClassVar[int] = 0
     #: No resource type is taken whole.
     exclusive_types: ClassVar[tuple[str, ...]] = ()
-    #: Top-level candidates are chosen lowest score first.
-    top_descending: ClassVar[bool] = False
 
     def candidate_score(self, graph, u: int) -> int:
         """The score a top-level candidate that matches gets (:meth:`dom_finish_vtx`), known
@@ -84,7 +82,7 @@ class VariationAware:
         """Order the top-level candidates ``groups`` of one request for ``k`` units as
         :meth:`dom_finish_graph` does (objects with ``score`` and ``count``); False where it
         rejects the start time."""
-        sort_by_score(groups, self.top_descending)
+        sort_by_score(groups, False)  # lowest first, as choose_top(..., False) sorts
         return True
 
     def dom_discover_vtx(self, graph, u: int) -> int:

@@ -9,10 +9,11 @@ sort puts exactly those groups first, whatever libstdc++'s tie order would do el
 selection walk then visits only the chosen candidates and their pass-through ancestors, so it
 marks the same edges and emits the same selection as the full walk.
 
-A candidate whose subtree no live job holds (no tag: every planner below it is empty) is
-probed once per request shape: the probe's outcome is a function of the subtree, which does
-not change until a job takes part of it, the graph changes or a status is set (the memo is
-dropped then).
+A candidate below which no live job holds anything during the request's window (no tag, or
+every tagged job's span off the window) is probed once per request shape: the probe then sees
+what it sees below a candidate no job ever held, until the graph changes or a status is set
+(the memo is dropped then). The sorted-candidate variant (:func:`_plan_by_sort`) serves
+policies whose candidates' scores are known before the walk but tie.
 
 When every candidate was tried and fewer than ``k`` units qualify, the full walk fails at the
 root; the walk then enters no candidate and fails the same way (same errno), which saves the
