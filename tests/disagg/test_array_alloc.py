@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from disagg_oracle import OracleAllocator
+from disagg_strategies import allocator_ops, workloads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,21 +13,10 @@ from fluxgraph.errors import SimulationError
 from fluxgraph.memory_machines import MemoryMachineSpec, build_memory_machine
 from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
 from fluxgraph.sched.disagg.arrays import ArrayAllocator
-from fluxgraph.sched.disagg.contention import APPS
 from fluxgraph.sched.disagg.sim import DisaggSimulator
 from fluxgraph.workload import Job
 
-MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
-
-OPS = st.lists(
-    st.one_of(
-        st.tuples(st.just("alloc"), st.integers(1, 4), MIB, st.integers(0, 40), st.integers(1, 30)),
-        st.tuples(st.just("release"), st.integers(0, 50)),
-        st.tuples(st.just("resize"), st.integers(0, 50), st.integers(-10, 20)),
-    ),
-    min_size=1,
-    max_size=16,
-)
+OPS = allocator_ops(16, resize=True)
 
 
 def _outcome(p):
@@ -122,29 +112,6 @@ def test_resize_into_a_full_lender_is_refused_and_leaves_the_placement():
         alloc.resize(first, 15)
     assert alloc.resize(first, 10) == first  # the spans are where they were
     assert alloc.lending_nodes(0, 10) == {0}
-
-
-@st.composite
-def workloads(draw):
-    n = draw(st.integers(2, 6))
-    jobs = []
-    for i in range(draw(st.integers(1, 12))):
-        runtime = draw(st.integers(1, 60))
-        extra = {
-            "mem_mib": draw(st.sampled_from([1024, 16384, 30000, 40000, 60000, 90000])),
-            "app_id": draw(st.sampled_from(sorted(APPS))),
-        }
-        jobs.append(
-            Job(
-                i + 1,
-                draw(st.integers(0, 80)),
-                runtime,
-                runtime + draw(st.integers(0, 30)),
-                nodes=draw(st.integers(1, 3)),
-                extra=extra,
-            )
-        )
-    return MemoryMachineSpec(n, draw(st.integers(0, n))), jobs
 
 
 @settings(max_examples=60, deadline=None)

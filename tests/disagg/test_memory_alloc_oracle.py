@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from disagg_oracle import OracleAllocator
+from disagg_strategies import ALLOC_MIB, allocator_ops
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.memory_machines import build_memory_machine
 from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
 
-MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
-
-OPS = st.lists(
-    st.one_of(
-        st.tuples(st.just("alloc"), st.integers(1, 4), MIB, st.integers(0, 40), st.integers(1, 30)),
-        st.tuples(st.just("release"), st.integers(0, 50)),
-    ),
-    min_size=1,
-    max_size=14,
-)
+OPS = allocator_ops(14)
 
 
 def _replay(nodes, large, kind, lender_mode, ops):
@@ -56,7 +48,7 @@ def test_code_lender_rule_matches_the_model(nodes, data, ops):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 6), st.data(), st.sampled_from(["base", "dis"]), st.integers(1, 7), MIB)
+@given(st.integers(1, 6), st.data(), st.sampled_from(["base", "dis"]), st.integers(1, 7), ALLOC_MIB)
 def test_never_fits_is_the_allocator_on_the_empty_machine(nodes, data, kind, n, m):
     large = data.draw(st.integers(0, nodes))
     alloc = MemoryAllocator(build_memory_machine(nodes, large), kind)

@@ -3,36 +3,12 @@
 from __future__ import annotations
 
 from disagg_oracle import oracle_schedule
+from disagg_strategies import workloads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.memory_machines import MemoryMachineSpec
-from fluxgraph.sched.disagg.contention import APPS
 from fluxgraph.sched.disagg.sim import DisaggSimulator
-from fluxgraph.workload import Job
-
-MIB = st.sampled_from([1024, 16384, 30000, 40000, 49152, 60000, 90000])
-
-
-@st.composite
-def workloads(draw):
-    n = draw(st.integers(2, 6))
-    large = draw(st.integers(0, n))
-    jobs = []
-    for i in range(draw(st.integers(1, 12))):
-        runtime = draw(st.integers(1, 60))
-        extra = {"mem_mib": draw(MIB), "app_id": draw(st.sampled_from(sorted(APPS)))}
-        jobs.append(
-            Job(
-                i + 1,
-                draw(st.integers(0, 80)),
-                runtime,
-                runtime + draw(st.integers(0, 30)),
-                nodes=draw(st.integers(1, 3)),
-                extra=extra,
-            )
-        )
-    return MemoryMachineSpec(n, large), jobs
 
 
 def _check_invariants(spec, result):

@@ -1,0 +1,52 @@
+"""Hypothesis strategies shared by the disaggregated-memory tests: allocator operation
+streams and small random workloads on small machines."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from fluxgraph.memory_machines import MemoryMachineSpec
+from fluxgraph.sched.disagg.contention import APPS
+from fluxgraph.workload import Job
+
+#: Request sizes (MiB per node) around the normal and large nodes' capacities.
+ALLOC_MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
+
+#: Job memory (MiB per node) of the random workloads.
+JOB_MIB = st.sampled_from([1024, 16384, 30000, 40000, 49152, 60000, 90000])
+
+
+def allocator_ops(max_size: int, resize: bool = False):
+    """Lists of ``("alloc", nodes, MiB, start, duration)``, ``("release", i)`` and, with
+    ``resize``, ``("resize", i, delta)``."""
+    kinds = [
+        st.tuples(
+            st.just("alloc"), st.integers(1, 4), ALLOC_MIB, st.integers(0, 40), st.integers(1, 30)
+        ),
+        st.tuples(st.just("release"), st.integers(0, 50)),
+    ]
+    if resize:
+        kinds.append(st.tuples(st.just("resize"), st.integers(0, 50), st.integers(-10, 20)))
+    return st.lists(st.one_of(*kinds), min_size=1, max_size=max_size)
+
+
+@st.composite
+def workloads(draw):
+    """``(machine spec, jobs)``: 2-6 nodes (some large), 1-12 jobs of 1-3 nodes."""
+    n = draw(st.integers(2, 6))
+    large = draw(st.integers(0, n))
+    jobs = []
+    for i in range(draw(st.integers(1, 12))):
+        runtime = draw(st.integers(1, 60))
+        extra = {"mem_mib": draw(JOB_MIB), "app_id": draw(st.sampled_from(sorted(APPS)))}
+        jobs.append(
+            Job(
+                i + 1,
+                draw(st.integers(0, 80)),
+                runtime,
+                runtime + draw(st.integers(0, 30)),
+                nodes=draw(st.integers(1, 3)),
+                extra=extra,
+            )
+        )
+    return MemoryMachineSpec(n, large), jobs
