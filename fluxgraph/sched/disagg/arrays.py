@@ -42,6 +42,9 @@ from fluxgraph.sched.disagg.alloc import (
 
 __all__ = ["ArrayAllocator"]
 
+#: Above every time: ``node * _BIG + t`` orders by node, then time.
+_BIG = np.int64(1) << 40
+
 
 class ArrayAllocator:
     """Book placements of :class:`MemoryRequest` on nodes of the given memory capacities.
@@ -81,6 +84,13 @@ class ArrayAllocator:
         self._used = 0  # rows below this may be live
         self._free_rows: list[int] = []
         self._rows: dict[int, list[int]] = {}  # placement id -> its rows
+        self._live = 0  # rows holding a span (parked or not)
+        self._parked: set[int] = set()  # placement ids hidden by :meth:`park`
+        # rows in (node, start) order with their key ``node * _BIG + start`` when inserted; a
+        # row released (or reused since) no longer matches its key and is skipped where read
+        self._by_node = np.zeros(0, dtype=np.int64)
+        self._by_key = np.zeros(0, dtype=np.int64)
+        self._unindexed: list[int] = []  # rows added since
         self._next_id = 1
 
     # -- the public operations (as MemoryAllocator's) -----------------------------------------
@@ -125,11 +135,29 @@ class ArrayAllocator:
         return self._place(req, at, at + duration) is not None
 
     def release(self, placement: Placement) -> None:
-        """Cancel every span of ``placement``."""
+        """Cancel every span of ``placement`` (parked or not)."""
         for pid in placement.ids:
             rows = self._rows.pop(pid)
             self._start[rows] = self._end[rows] = 0
             self._free_rows += rows
+            self._parked.discard(pid)
+            self._live -= len(rows)
+
+    def park(self, placement: Placement) -> None:
+        """Hide ``placement``'s spans (as released) until :meth:`unpark` or :meth:`release`.
+
+        A scheduler that cancels a reservation and may make the same one again shows it
+        again (:meth:`unpark`) instead of booking it anew.
+        """
+        for pid in placement.ids:
+            self._end[self._rows[pid]] = 0
+            self._parked.add(pid)
+
+    def unpark(self, placement: Placement) -> None:
+        """Show a parked ``placement``'s spans again, as they were."""
+        for pid in placement.ids:
+            self._parked.remove(pid)
+            self._end[self._rows[pid]] = placement.end
 
     def resize(self, placement: Placement, end: int) -> Placement:
         """The same resources and amounts over ``[placement.start, end)``.
@@ -193,7 +221,37 @@ class ArrayAllocator:
         self._mib[rows] = mibs
         self._lends[rows] = False
         self._lends[rows[shares:]] = True
+        self._live += k
+        self._unindexed += rows
         return rows
+
+    def _rows_by_node(self) -> np.ndarray:
+        """Rows in (node, start) order, possibly with released or reused rows among them
+        (their keys no longer match): the new rows are merged in, and the order is rebuilt from
+        the rows in use when those outnumber the rows it holds."""
+        new = self._unindexed
+        if len(self._by_node) + len(new) > 2 * self._live + 256:
+            rows = np.flatnonzero(self._end[: self._used] > 0)
+            parked = [row for pid in self._parked for row in self._rows[pid]]
+            rows = np.concatenate((rows, np.asarray(parked, dtype=np.int64)))
+            keys = self._node[rows] * _BIG + self._start[rows]
+            order = np.argsort(keys)
+            self._by_node, self._by_key = rows[order], keys[order]
+        elif new:
+            rows = np.asarray(new, dtype=np.int64)
+            keys = self._node[rows] * _BIG + self._start[rows]
+            order = np.argsort(keys)
+            rows, keys = rows[order], keys[order]
+            at = np.searchsorted(self._by_key, keys) + np.arange(len(keys))
+            size = len(self._by_key) + len(keys)
+            old = np.ones(size, dtype=bool)
+            old[at] = False
+            by_node, by_key = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+            by_node[at], by_key[at] = rows, keys
+            by_node[old], by_key[old] = self._by_node, self._by_key
+            self._by_node, self._by_key = by_node, by_key
+        self._unindexed = []
+        return self._by_node
 
     def _holds(self, placement: Placement, rows: list[int], old_end: int, end: int) -> bool:
         """Whether the machine holds ``placement`` (its spans, ``rows``, already moved from
@@ -235,16 +293,17 @@ class ArrayAllocator:
         ranges are merged per node, so each node counts once where its ranges hold ``t``.
         """
         cap = self._cap
-        big = np.int64(1) << 40  # above every time: ``node * big + t`` orders by node, then t
-        rows = np.flatnonzero(self._end[: self._used] > times[0])
+        big = _BIG
+        rows = self._rows_by_node()  # by node, then start, so by node, then ``lo`` below
+        held = self._end[rows] > times[0]
+        held &= self._node[rows] * big + self._start[rows] == self._by_key
+        rows = rows[held]  # (a row met twice, released and reused alike, merges with itself)
         if not len(rows):
             full = np.full(len(times), len(cap), dtype=np.int64)
             return full - len(cap) + int((cap >= mib).sum()), full
         nodes = self._node[rows]
         lo = np.maximum(self._start[rows] - duration + 1, 0)
         hi = self._end[rows] - 1
-        order = np.argsort(nodes * big + lo)
-        nodes, lo, hi = nodes[order], lo[order], hi[order]
         reach = np.maximum.accumulate(nodes * big + hi)  # the furthest range end so far
         first = np.ones(len(nodes), dtype=bool)
         first[1:] = nodes[1:] * big + lo[1:] > reach[:-1]  # a range that starts a new group

@@ -93,7 +93,11 @@ class MemoryBookings:
         self._reserved: dict[int, int] = {}  # booking id -> job id, reservations in order
         self._version = 0  # bumped when a job starts, ends or moves
         self._failed: dict[int, list[tuple[int, int, int]]] = {}  # t -> (nodes, mib, duration)
-        self._memo: dict[int, tuple[int, tuple]] = {}  # job id -> (start, state it was made in)
+        self._memo: dict[int, tuple[Placement, tuple]] = {}  # job id -> (reservation, its state)
+        # job id -> its reservation released by the simulator but kept (hidden) on the span
+        # table, to be shown again if the job is reserved there again
+        self._parked: dict[int, Placement] = {}
+        self._parks = isinstance(alloc, ArrayAllocator)
         self._monotone = alloc.lender_mode == "greedy"
         self._cids: dict[tuple, int] = {}  # a booking's content -> its number
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
@@ -114,8 +118,8 @@ class MemoryBookings:
         if reserve:
             state = self._state()
             memo = self._memo.get(job.id)
-            if memo is not None and memo[1] == state and memo[0] > now:
-                placement = self.alloc.allocate(req, at=memo[0], duration=duration, now=now)
+            if memo is not None and memo[1] == state and memo[0].start > now:
+                placement = self._again(job.id, memo[0], req, duration, now)
             if placement is None:
                 placement = self._recall(job.id, req, duration, now)
             if placement is None:
@@ -125,10 +129,11 @@ class MemoryBookings:
                     held = tuple((p.end, cid[b]) for b, p in self._booked.items() if p.end > now)
                     self._later[job.id] = (placement, now, held)
             if placement is not None and placement.start > now:
-                self._memo[job.id] = (placement.start, state)
+                self._memo[job.id] = (placement, state)
                 self._reserved[jobid] = job.id
         else:
             placement = self._attempt(req, now, duration, now)
+        self._unpark(job.id)  # (unless shown again above)
         if placement is None:
             return None
         if placement.start == now:
@@ -139,11 +144,19 @@ class MemoryBookings:
         return Allocation(placement.start, placement.nodes, cores, self.alloc.held(placement))
 
     def release(self, jobid: int) -> None:
-        self.alloc.release(self._booked.pop(jobid))
+        placement = self._booked.pop(jobid)
         del self._cid[jobid]
         self._failed.clear()
-        if self._reserved.pop(jobid, None) is None:
+        job_id = self._reserved.pop(jobid, None)
+        if job_id is None:
+            self.alloc.release(placement)
             self._version += 1
+        elif self._parks:
+            self._unpark(job_id)
+            self.alloc.park(placement)
+            self._parked[job_id] = placement
+        else:
+            self.alloc.release(placement)
 
     def family(self, job: Job) -> None:
         return None  # the failure shortcut above is per time, not per walltime
@@ -182,10 +195,28 @@ class MemoryBookings:
         if now != then and all(end != now for end, _ in held):  # the search did not try now
             placement = self.alloc.allocate(req, at=now, duration=duration, now=now)
         if placement is None:  # the spans meeting its window are those the search met
-            if isinstance(self.alloc, ArrayAllocator):
-                return self.alloc.rebook(before)
-            placement = self.alloc.allocate(req, at=before.start, duration=duration, now=now)
+            placement = self._again(job_id, before, req, duration, now)
         return placement
+
+    def _again(
+        self, job_id: int, before: Placement, req: MemoryRequest, duration: int, now: int
+    ) -> Placement | None:
+        """``before`` booked again (the caller knows the allocator would place ``req`` there:
+        the spans meeting its window are the same); shown again if it is the job's parked
+        reservation."""
+        if self._parked.get(job_id) is before:
+            del self._parked[job_id]
+            self.alloc.unpark(before)
+            return before
+        if isinstance(self.alloc, ArrayAllocator):
+            return self.alloc.rebook(before)
+        return self.alloc.allocate(req, at=before.start, duration=duration, now=now)
+
+    def _unpark(self, job_id: int) -> None:
+        """Release the job's parked reservation, if any (it will not be shown again)."""
+        parked = self._parked.pop(job_id, None)
+        if parked is not None:
+            self.alloc.release(parked)
 
     def _state(self) -> tuple:
         return (self._version, *self._reserved.values())
