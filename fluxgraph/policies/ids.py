@@ -75,6 +75,21 @@ class IdOrder:
         dfu.overall_score = (1 + self._running + graph.ids[u] + 1) if met else 0
         return 0 if met else -1
 
+    def leaf_score(self, graph, u: int) -> int | None:
+        """The score :meth:`dom_discover_vtx` and :meth:`dom_finish_vtx` give a leaf ``u``
+        that has nothing to choose (the traverser's fast leaf visit); ``None`` for a node of a
+        node-centric policy, whose visit changes the running factor.
+
+        >>> from fluxgraph.graph import ResourceGraph
+        >>> g = ResourceGraph()
+        >>> u = g.add_vertex("core", "core", id=3)
+        >>> IdOrder().leaf_score(g, u)
+        5
+        """
+        if self.node_centric and graph.types[u] == "node":
+            return None
+        return 1 + self._running + graph.ids[u] + 1
+
     def dom_finish_slot(self, graph, dom: str, dfu: ScoringObject) -> int:
         for sub, rtype in list(dfu.evals):
             if sub == dom:

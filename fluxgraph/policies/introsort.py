@@ -13,6 +13,7 @@ those fast paths and runs the exact port only for longer, tie-bearing vectors.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, TypeVar
 
 __all__ = ["introsort", "sort_by_score"]
@@ -149,6 +150,9 @@ def _adjust(v: list, f: int, hole: int, n: int, x: Any, less) -> None:
     v[f + hole] = x
 
 
+_score = attrgetter("score")
+
+
 def sort_by_score(groups: list, descending: bool) -> None:
     """Sort objects with a ``score`` attribute as ``std::sort`` with ``greater``/``less`` would.
 
@@ -172,10 +176,6 @@ def sort_by_score(groups: list, descending: bool) -> None:
         introsort(groups, _greater)
     else:
         introsort(groups, _less)
-
-
-def _score(g: Any) -> int:
-    return g.score
 
 
 def _greater(a: Any, b: Any) -> bool:

@@ -357,6 +357,8 @@ class Traverser(Selector):
         ptypes = self.pruning.pruning_types(dom)
         jobid, at, duration, alloc_type = meta.jobid, meta.at, meta.duration, meta.alloc_type
         allocating = alloc_type != NO_ALLOC
+        end = at + duration
+        window_ok = at >= 0 and duration >= 1 and end <= INT64_MAX  # (add_span's own checks)
         if alloc_type == ALLOC:
             table = sched.allocations
         elif alloc_type == ALLOC_ORELSE_RESERVE:
@@ -424,31 +426,42 @@ class Traverser(Selector):
                 n += 1
                 if full and allocating:
                     p = plans[u]
-                    if p is None:
-                        p = plans[u] = SmallPlanner(sizes[u], utype)
-                    try:
-                        span = p.add_span(at, duration, needs)
-                    except PlannerError:
-                        return n  # the reference logs and returns, leaving its level raised
+                    if p is None and window_ok and 0 <= needs <= sizes[u]:
+                        plans[u] = SmallPlanner.holding(sizes[u], utype, at, end, needs)
+                        span = 1  # (the usual first span of a vertex, built in one step)
+                    else:
+                        if p is None:
+                            p = plans[u] = SmallPlanner(sizes[u], utype)
+                        try:
+                            span = p.add_span(at, duration, needs)
+                        except PlannerError:
+                            return n  # the reference logs and returns, leaving its level raised
                     if table is not None:
                         d = table[u]
                         if d is None:
-                            d = table[u] = {}
-                        d[jobid] = span
+                            table[u] = {jobid: span}
+                        else:
+                            d[jobid] = span
             if n > 0 and allocating:
                 try:
                     d = tags[u]
                     if d is None:
-                        d = tags[u] = {}
-                    d[jobid] = jobid
+                        tags[u] = {jobid: jobid}
+                    else:
+                        d[jobid] = jobid
                     p = x_checkers[u]
-                    if p is None:
-                        p = x_checkers[u] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
-                    span = p.add_span(at, duration, 1)
+                    if p is None and window_ok:
+                        x_checkers[u] = SmallPlanner.holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
+                        span = 1
+                    else:
+                        if p is None:
+                            p = x_checkers[u] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
+                        span = p.add_span(at, duration, 1)
                     d = x_spans[u]
                     if d is None:
-                        d = x_spans[u] = {}
-                    d[jobid] = span
+                        x_spans[u] = {jobid: span}
+                    else:
+                        d[jobid] = span
                     sp = subplans[u]
                     if sp is not None:
                         sp = sp.get(dom)
@@ -465,9 +478,10 @@ class Traverser(Selector):
                 if utype in ptypes:
                     add = sizes[u] if excl else sizes[u] - needs
                     to_parent[utype] = to_parent.get(utype, 0) + add
-                for t, c in acc.items():
-                    if t in ptypes:
-                        to_parent[t] = to_parent.get(t, 0) + c
+                if acc:
+                    for t, c in acc.items():
+                        if t in ptypes:
+                            to_parent[t] = to_parent.get(t, 0) + c
             if n > 0:
                 emit_vtx(g, u, level, needs, excl, excl_parent)
             level -= 1

@@ -70,6 +70,9 @@ class Selector(Explorer):
         #: ``pool_types``, e.g. the memory-pool policy's ``memory``): an exclusive request on
         #: one is limited by its planner only, not by other jobs touching it (:meth:`by_excl`).
         self.pool_types: frozenset[str] = frozenset(getattr(policy, "pool_types", ()))
+        #: A policy's opt-in ``leaf_score(graph, u)``: the score its visit hooks give a leaf
+        #: whose request has no members (``None``: run the hooks), read by :meth:`visit_leaf`.
+        self.leaf_score = getattr(policy, "leaf_score", None)
         self.colors = Colors(graph, subsystems)
         m = graph.num_edges
         self.e_needs = [0] * m
@@ -344,6 +347,18 @@ class Selector(Explorer):
             if matched.user_data and self.by_subplan(meta, self.dom, u, matched) < 0:
                 return -1
         policy = self.policy
+        leaf_score = self.leaf_score
+        if leaf_score is not None and (matched is None or not matched.with_):
+            score = leaf_score(g, u)
+            if score is not None:  # the policy's hooks, answered for an empty scoring object
+                colors = self.colors
+                colors.marks[self.dom][u] = colors.base + 2
+                to_parent.avail = a
+                to_parent.overall_score = score
+                if matched is not None and matched.label:
+                    g.schedule.ephemeral[u] = {"label": matched.label}
+                self.postorder += 1
+                return 1 if x_in else 0
         if policy.dom_discover_vtx(g, u) != 0:
             return -1
         colors = self.colors
@@ -500,7 +515,10 @@ class Selector(Explorer):
         """Fix a vertex's choice on its edges now, or hand its candidates up unchanged."""
         if dfu.overall_score > 0:
             if dfu.hier_constrain_now:
-                return sum(self.enforce(s, dfu, False) for s in self.subsystems)
+                rc = 0
+                for s in self.subsystems:
+                    rc += self.enforce(s, dfu, False)
+                return rc
             to_parent.merge(dfu)
         return 0
 
@@ -512,7 +530,9 @@ class Selector(Explorer):
         e_needs, e_excl, e_seq = self.e_needs, self.e_excl, self.e_seq
         climb = walk_up and s == self.dom
         marked = self.marked_edges
-        keys = sorted((k for k in dfu.evals if k[0] == s), key=lambda k: order(k[1]))
+        keys = [k for k in dfu.evals if k[0] == s]
+        if len(keys) > 1:
+            keys.sort(key=lambda k: order(k[1]))
         for key in keys:
             ev = dfu.evals[key]
             if ev.best_k == 0:

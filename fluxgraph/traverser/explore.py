@@ -188,6 +188,9 @@ class Explorer:
         plans = g.schedule.plans
         at, d = meta.at, meta.duration
         fast_fail = self.plain_visits
+        # a child of a type nothing here asks for fails its visit at once (no request matches
+        # it, and no slot or pristine walk could take it): count the visit, skip the call
+        skip_unasked = fast_fail and visit is not None and not pristine and "slot" not in tally
         found = -1
         for e in self.sorted_out_edges(u):
             if esub[e] != s:
@@ -204,7 +207,9 @@ class Explorer:
                 xc = self.aux_upv(meta, tgt, s, requests, pristine, x, dfu)
             else:
                 p = plans[tgt]
-                if fast_fail and p is not None and p.avail_resources_during(at, d) == 0:
+                if (skip_unasked and ttype not in tally) or (
+                    fast_fail and p is not None and p.avail_resources_during(at, d) == 0
+                ):
                     # a vertex with nothing free fails its visit whatever else holds (every
                     # check before the availability one fails with EBUSY too, and nothing
                     # after it runs): count the visit, skip the call
@@ -217,6 +222,9 @@ class Explorer:
             c = dfu.avail
             xcb = xc == 1
             dfu.add(s, ttype, EGroup(dfu.overall_score, c, xcb, False, [(c, c, xcb, e)]))
+            # saturation changes only with a completed share (or, for types asked for none,
+            # with the first group found)
+            shares_changed = found < 0
             found = 0
             for key, tl in watched:  # the whole increase of a type counts as one bundle
                 ev = evals.get(key)
@@ -226,13 +234,15 @@ class Explorer:
                     if tl[0] > 0 and tl[1] >= tl[0]:
                         tl[2] += 1
                         tl[1] = 0
+                        shares_changed = True
                     tl[3] = tot
-            done = True
-            for rtype, tl in per_request:
-                if tl[0] == 0 or tl[2] >= multiplier:
-                    saturated.add(rtype)
-                else:
-                    done = False
-            if done:
-                break
+            if shares_changed:
+                done = True
+                for rtype, tl in per_request:
+                    if tl[0] == 0 or tl[2] >= multiplier:
+                        saturated.add(rtype)
+                    else:
+                        done = False
+                if done:
+                    break
         return found

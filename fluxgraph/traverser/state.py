@@ -63,6 +63,23 @@ class SmallPlanner:
         self._counter = 0
         self._big: Planner | None = None
 
+    @classmethod
+    def holding(cls, total: int, resource_type: str, start: int, end: int, amount: int):
+        """A new planner holding one span ``[start, end)`` of ``amount`` (span id 1), built
+        without the checks of :meth:`add_span`: the caller has checked that
+        ``0 <= start < end <= INT64_MAX`` and ``0 <= amount <= total``.
+
+        >>> SmallPlanner.holding(4, "core", 10, 15, 3).avail_resources_during(12, 1)
+        1
+        """
+        p = object.__new__(cls)
+        p._total = total
+        p._type = resource_type
+        p._spans = {1: (start, end, amount)}
+        p._counter = 1
+        p._big = None
+        return p
+
     def _promote(self) -> Planner:
         big = self._big
         if big is None:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MatchWriter", "SelectedVertex", "SelectionCollector"]
 
+_new_tuple = tuple.__new__
+
 
 class MatchWriter:
     """What the traverser calls while it emits a selection.
@@ -77,8 +79,12 @@ class SelectionCollector:
     attrs: dict[str, str] = field(default_factory=dict)
 
     def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
+        # (the tuple built directly: the named tuple's own ``__new__`` is a Python call)
         self.vertices.append(
-            SelectedVertex(v, graph.names[v], graph.types[v], needs, bool(exclusive), level)
+            _new_tuple(
+                SelectedVertex,
+                (v, graph.names[v], graph.types[v], needs, bool(exclusive), level),
+            )
         )
 
     def emit_edg(self, graph, e, excl_parent) -> None:
