@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
@@ -383,7 +384,7 @@ class Simulator:
         started = view.started
         self._idle_pass = not started
         if started:
-            self._queued = [k for k in self._queued if k not in started]
+            self._queued = list(filterfalse(started.__contains__, self._queued))
             for k in started:
                 self._sort_keys.pop(k, None)
 
@@ -459,13 +460,15 @@ class _View:
         self.finished = finished
         self.submitted = submitted
         self.woken = woken
-        self._order = list(sim._sort_queue(now))
-        self._queued = set(self._order)
+        # the simulator's queue: nothing changes it during the pass (starts leave it after)
+        self._order = sim._sort_queue(now)
         self.started: set[int] = set()
         self._acted: set[int] = set()
 
     def queue(self) -> list[int]:
-        return [k for k in self._order if k not in self.started]
+        if not self.started:
+            return list(self._order)
+        return list(filterfalse(self.started.__contains__, self._order))
 
     def job(self, key: int) -> Job:
         return self._sim._records[key].job
@@ -474,10 +477,14 @@ class _View:
         return MappingProxyType(self._sim._running)
 
     def _check(self, key: int) -> None:
-        if key not in self._queued:
-            raise SimulationError(f"job key {key} is not queued")
         if key in self._acted:
             raise SimulationError(f"job key {key} was already started or reserved in this pass")
+        records = self._sim._records
+        record = records[key] if 0 <= key < len(records) else None
+        # queued: submitted by now (all of now's submissions precede the pass), neither
+        # started nor rejected
+        if record is None or record.start >= 0 or record.reason or record.job.submit > self.now:
+            raise SimulationError(f"job key {key} is not queued")
 
     def start(self, key: int) -> bool:
         self._check(key)
