@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +49,62 @@ def test_queue_order_is_the_simulators_sort(shapes, priority, later):
     want = sorted(keys.tolist(), key=lambda k: (key(jobs[k], now), jobs[k].submit, jobs[k].id))
     assert order.order(keys, now).tolist() == want
     assert order.keys(keys, now).tolist() == [key(jobs[k], now) for k in keys.tolist()]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    shapes=st.lists(
+        st.tuples(
+            st.integers(0, 30),  # submit: many equal
+            st.sampled_from((1, 13, 31, 37, 3600)),  # d
+            st.sampled_from((1, 3, 27, 81, 125)),  # procs: equal WFP3 keys at other waits
+            st.sampled_from((64, 128)),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    priority=st.sampled_from(FM_PRIORITIES),
+    later=st.integers(0, 400),
+)
+def test_queue_order_of_a_queue_by_arrival(shapes, priority, later):
+    """The simulator's queue comes in (submit, id) order: the sort on the key alone (WFP3: by
+    its estimate, runs of near-equal keys again by the exact ones) is still the full sort."""
+    shapes = sorted(shapes)
+    jobs = [
+        Job(i, s, d, d, procs=n, memory=m, extra={"d": d}) for i, (s, d, n, m) in enumerate(shapes)
+    ]
+    now = shapes[-1][0] + later
+    key = make_priorities(64)[priority]
+    order = QueueOrder(priority, 64, len(jobs))
+    for k, job in enumerate(jobs):
+        order.learn(k, job)
+    keys = np.arange(len(jobs))
+    want = sorted(keys.tolist(), key=lambda k: (key(jobs[k], now), jobs[k].submit, jobs[k].id))
+    assert order.order(keys, now).tolist() == want
+
+
+@pytest.mark.parametrize(
+    ("d", "want"),
+    [
+        # x = 5/31 on 1 node, 1/31 on 125: x * x * x ties them, Python's x ** 3 puts job 1 first
+        (31, [1, 0]),
+        # x = 5/37, 1/37: x ** 3 ties them (job 0 submitted first), x * x * x puts job 1 first
+        (37, [0, 1]),
+    ],
+)
+def test_wfp3_order_where_the_estimate_and_the_exact_keys_differ(d, want):
+    jobs = [
+        Job(0, 95, d, d, procs=1, extra={"d": d}),
+        Job(1, 99, d, d, procs=125, extra={"d": d}),
+    ]
+    x0, x1 = 5 / d, 1 / d
+    estimate = (-(x0 * x0 * x0) * 1, -(x1 * x1 * x1) * 125)
+    exact = (-(x0**3) * 1, -(x1**3) * 125)
+    assert (estimate[0] == estimate[1]) != (exact[0] == exact[1])  # the case is as described
+    order = QueueOrder("wfp3", 64, 2)
+    for k, job in enumerate(jobs):
+        order.learn(k, job)
+    assert order.order(np.array([0, 1]), 100).tolist() == want
 
 
 def _job(i: int, n: int, memory: int, d: int) -> Job:

@@ -414,10 +414,7 @@ class FmAllocator:
                 if res.nodes is None:
                     res.nodes = frozenset(g for g, _, _ in res.chunks)
                 busy |= res.nodes
-            peak = list(used)
-            for t in sorted({at} | {r.at for r in active if r.at > at}):
-                usage = self._usage_at(t, at, used, active)
-                peak = list(map(max, peak, usage))
+            peak = self._peak(at, used, active)
         lay = self.layout
         per = lay.pools_per_rack
         cap = lay.pool_capacity
@@ -442,20 +439,34 @@ class FmAllocator:
             nodes = self._sorted_free[rack] = sorted(self._free[rack])
         return nodes
 
-    def _usage_at(self, t: int, at: int, used: list[int], active: list[_Booking]) -> list[int]:
-        """Pool GB in use at ``t >= at`` given ``used`` at ``at``: running bookings only end
-        (those ending in ``(at, t]`` give theirs back), active reservations add theirs."""
-        usage = list(used)
+    def _peak(self, at: int, used: list[int], active: list[_Booking]) -> list[int]:
+        """Pool GB in use at the busiest time of each pool from ``at`` on, given ``used`` at
+        ``at``: running bookings only end (those ending in ``(at, t]`` have given theirs back
+        by ``t``), active reservations add theirs over their span; so a pool no reservation
+        uses peaks at ``at``, the others at ``at`` or where a reservation starts."""
+        peak = list(used)
+        touched = sorted({m for res in active for m, _ in res.pools})
+        if not touched:
+            return peak
+        released = dict.fromkeys(touched, 0)  # by running bookings ending in (at, t]
         by_end = self._by_end
-        first = bisect_right(by_end, at, key=_end)
-        for booking in by_end[first : bisect_right(by_end, t, lo=first, key=_end)]:
-            for m, gb in booking.pools:
-                usage[m] -= gb
-        for res in active:
-            if res.at <= t < res.end:
-                for m, gb in res.pools:
-                    usage[m] += gb
-        return usage
+        done = bisect_right(by_end, at, key=_end)
+        for t in sorted({at} | {r.at for r in active if r.at > at}):
+            upto = bisect_right(by_end, t, lo=done, key=_end)
+            for booking in by_end[done:upto]:
+                for m, gb in booking.pools:
+                    if m in released:
+                        released[m] += gb
+            done = upto
+            usage = {m: used[m] - released[m] for m in touched}
+            for res in active:
+                if res.at <= t < res.end:
+                    for m, gb in res.pools:
+                        usage[m] += gb
+            for m, gb in usage.items():
+                if gb > peak[m]:
+                    peak[m] = gb
+        return peak
 
     # -- bookings on the planners ----------------------------------------------------------
 
