@@ -225,6 +225,13 @@ class ArrayAllocator:
         self._unindexed += rows
         return rows
 
+    def starts_within(self, ranks: Sequence[int], lo: int, hi: int) -> bool:
+        """Whether a span on one of ``ranks`` may start in ``[lo, hi)`` (a released or parked
+        one may answer yes: never a wrong no)."""
+        self._rows_by_node()
+        keys, base = self._by_key, np.asarray(ranks, dtype=np.int64) * _BIG
+        return bool((np.searchsorted(keys, base + hi) > np.searchsorted(keys, base + lo)).any())
+
     def _rows_by_node(self) -> np.ndarray:
         """Rows in (node, start) order, possibly with released or reused rows among them
         (their keys no longer match): the new rows are merged in, and the order is rebuilt from

@@ -50,6 +50,8 @@ from fluxgraph.workload import Job
 
 __all__ = ["MemoryBookings", "request_of"]
 
+_NEVER = 1 << 62  # after every time
+
 
 def request_of(job: Job) -> MemoryRequest:
     """The allocator's request of ``job`` (``nodes`` and ``extra["mem_mib"]``).
@@ -101,8 +103,11 @@ class MemoryBookings:
         self._monotone = alloc.lender_mode == "greedy"
         self._cids: dict[tuple, int] = {}  # a booking's content -> its number
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
-        # job id -> (placement, the search's now, (end, content number) of the bookings it met)
-        self._later: dict[int, tuple[Placement, int, tuple[tuple[int, int], ...]]] = {}
+        self._contents: list[tuple] = []  # content number -> (start, end, nodes, local, lent)
+        # job id -> (placement, the search's now, content numbers of the bookings it met)
+        self._later: dict[int, tuple[Placement, int, frozenset[int]]] = {}
+        self._held: set[int] = set()  # content numbers of the bookings held
+        self._first_end: int | None = None  # the earliest end among them (None: not known)
 
     # -- the Allocator protocol ------------------------------------------------------------
 
@@ -125,9 +130,7 @@ class MemoryBookings:
             if placement is None:
                 placement = self._earliest(req, duration, now)
                 if placement is not None and placement.start > now:  # (not in _booked yet)
-                    cid = self._cid
-                    held = tuple((p.end, cid[b]) for b, p in self._booked.items() if p.end > now)
-                    self._later[job.id] = (placement, now, held)
+                    self._later[job.id] = (placement, now, frozenset(self._held))
             if placement is not None and placement.start > now:
                 self._memo[job.id] = (placement, state)
                 self._reserved[jobid] = job.id
@@ -139,13 +142,14 @@ class MemoryBookings:
         if placement.start == now:
             self._version += 1
         self._booked[jobid] = placement
-        self._cid[jobid] = self._content_id(placement)
+        self._hold(jobid, placement)
         cores = len(placement.nodes) * self.alloc.cores
         return Allocation(placement.start, placement.nodes, cores, self.alloc.held(placement))
 
     def release(self, jobid: int) -> None:
         placement = self._booked.pop(jobid)
-        del self._cid[jobid]
+        self._held.discard(self._cid.pop(jobid))
+        self._first_end = None
         self._failed.clear()
         job_id = self._reserved.pop(jobid, None)
         if job_id is None:
@@ -171,15 +175,24 @@ class MemoryBookings:
         end = max(self.planned_end(run.key), run.end)
         if end != placement.end:
             self._booked[jobid] = placement = self.alloc.resize(placement, end)
-            self._cid[jobid] = self._content_id(placement)
+            self._held.discard(self._cid[jobid])
+            self._hold(jobid, placement)
+            self._first_end = None
             self.stats["resizes"] += 1
             self._failed.clear()
 
     # -- placement searches ------------------------------------------------------------------
 
-    def _content_id(self, p: Placement) -> int:
+    def _hold(self, jobid: int, p: Placement) -> None:
+        """Number booking ``jobid``'s content and count it among the bookings held."""
         key = (p.start, p.end, p.nodes, p.local, p.lent)
-        return self._cids.setdefault(key, len(self._cids))
+        cid = self._cids.setdefault(key, len(self._cids))
+        if cid == len(self._contents):
+            self._contents.append(key)
+        self._cid[jobid] = cid
+        self._held.add(cid)
+        if self._first_end is not None:
+            self._first_end = min(self._first_end, p.end)
 
     def _recall(self, job_id: int, req: MemoryRequest, duration: int, now: int) -> Placement | None:
         """The job's earliest start from its last search, if that search met the bookings that
@@ -188,15 +201,47 @@ class MemoryBookings:
         if memo is None or memo[0].start < now:
             return None
         before, then, held = memo
-        current = {self._cid[b] for b, p in self._booked.items() if p.end > now}
-        if current != {cid for end, cid in held if end > now}:
+        if self._first_end is None:
+            self._first_end = min((p.end for p in self._booked.values()), default=_NEVER)
+        current = self._held
+        if self._first_end <= now:
+            current = {self._cid[b] for b, p in self._booked.items() if p.end > now}
+        contents = self._contents
+        extra = held - current
+        gone = {cid for cid in extra if contents[cid][1] > now}
+        new = current - held
+        if (new or gone) and not self._moved_past(new, gone, before, now):
             return None
         placement = None
-        if now != then and all(end != now for end, _ in held):  # the search did not try now
+        tried = now == then or any(contents[cid][1] == now for cid in extra)
+        if not tried:  # the search did not try now (not its now, nor the end of a booking)
             placement = self.alloc.allocate(req, at=now, duration=duration, now=now)
         if placement is None:  # the spans meeting its window are those the search met
             placement = self._again(job_id, before, req, duration, now)
         return placement
+
+    def _moved_past(self, new: set[int], gone: set[int], before: Placement, now: int) -> bool:
+        """Whether the bookings ``gone`` since a search that found ``before`` are running ones
+        now ending elsewhere (``new``, the same nodes and amounts) in a way no window the search
+        tried can tell apart: both ends after ``before.start`` (the candidates up to it are
+        unchanged, the spans meet every window tried), and no other span on their nodes starts
+        between the two ends before ``before.end`` (a window's peak is at its start or at a
+        span's start, where both versions hold the same amounts)."""
+        alloc = self.alloc
+        if not isinstance(alloc, ArrayAllocator) or len(new) != len(gone):
+            return False
+        contents = self._contents
+        was = {(c[0], *c[2:]): c[1] for c in map(contents.__getitem__, gone)}
+        for cid in new:
+            start, end, nodes, local, lent = contents[cid]
+            old_end = was.pop((start, nodes, local, lent), None)
+            if old_end is None or start > now or min(end, old_end) <= before.start:
+                return False
+            lo, hi = min(end, old_end), min(max(end, old_end), before.end)
+            ranks = (*nodes, *(lender for lender, _, _ in lent))
+            if lo < hi and alloc.starts_within(ranks, lo, hi):
+                return False
+        return True
 
     def _again(
         self, job_id: int, before: Placement, req: MemoryRequest, duration: int, now: int
