@@ -6,8 +6,9 @@ the fairness measures, the A4 reference run of the same configuration (cached pe
 ``analyse`` checks the criteria of spec §8 the grid covers and draws Fig. 7a. The parameter
 ``compat: fm-simulator`` runs the public simulator's rules (:mod:`fluxgraph.sched.fm.compat`)
 instead of the §4.3 EASY; ``fluxgraph reproduce fm --compat fm-simulator`` runs the issue's
-cross-check grid (``fm_compat.yaml``, analysed by :mod:`.fm_compat`). Figures:
-:mod:`.fm_figures`.
+cross-check grid (``fm_compat.yaml``, analysed by :mod:`.fm_compat`). The parameter
+``latency_scope`` (``job``, the default, or ``experiment``) is spec §9 D8's latency class
+(:class:`~fluxgraph.sched.fm.slowdown.SlowdownModel`). Figures: :mod:`.fm_figures`.
 
 >>> parse_config("rack28"), parse_config("system16"), parse_config("base")
 (('rack', 28), ('system', 16), ('nodes', 0))
@@ -38,6 +39,7 @@ from fluxgraph.sched.fm.machine import FmMachineSpec, juwels_like, perlmutter_li
 from fluxgraph.sched.fm.metrics import TAU, evaluated, fm_metrics, run_fairness, savings
 from fluxgraph.sched.fm.priority import FM_PRIORITIES
 from fluxgraph.sched.fm.run import FmRun, run_fm
+from fluxgraph.sched.fm.slowdown import LATENCY_SCOPES
 from fluxgraph.sched.fm.workload import map_trace, read_trace
 
 __all__ = [
@@ -93,10 +95,15 @@ def _jobs(trace: str, count: int, seed: int, w2: bool) -> tuple:
 
 
 @functools.lru_cache(maxsize=4)
-def _reference(trace: str, count: int, seed: int, config: str, model: str, warmup: int) -> FmRun:
+def _reference(
+    trace: str, count: int, seed: int, config: str, model: str, warmup: int, latency: str
+) -> FmRun:
     scope = parse_config(config)[0]
     jobs = _jobs(trace, count, seed, _w2(config))
-    return run_fm(jobs, _machine(config), scope, model=model, warmup=warmup, reference=True)
+    machine = _machine(config)
+    return run_fm(
+        jobs, machine, scope, model=model, warmup=warmup, reference=True, latency_scope=latency
+    )
 
 
 def measure(params: dict[str, Any], trace: str) -> dict[str, float]:
@@ -107,10 +114,21 @@ def measure(params: dict[str, Any], trace: str) -> dict[str, float]:
     jobs = _jobs(trace, count, seed, _w2(config))
     started = time.process_time()
     compat = params.get("compat", "")
-    run = run_fm(jobs, _machine(config), scope, params["priority"], model, warmup, compat=compat)
+    latency = params.get("latency_scope", "job")
+    run = run_fm(
+        jobs,
+        _machine(config),
+        scope,
+        params["priority"],
+        model,
+        warmup,
+        compat=compat,
+        latency_scope=latency,
+    )
     cpu = time.process_time() - started
     m = fm_metrics(run, warmup)
-    fair = run_fairness(run, _reference(trace, count, seed, config, model, warmup), warmup, 10)
+    reference = _reference(trace, count, seed, config, model, warmup, latency)
+    fair = run_fairness(run, reference, warmup, 10)
     bslds = sorted(
         max((r.end - r.job.submit) / max(r.job.extra["d"], TAU), 1.0)
         for r in evaluated(run, warmup)
@@ -171,6 +189,7 @@ KIND = Kind(
         "model": {"enum": ["paper", "none", "code"]},
         "seed": {"type": "integer", "minimum": 0},
         "compat": {"enum": ["", "fm-simulator"]},
+        "latency_scope": {"enum": list(LATENCY_SCOPES)},
     },
     required=("trace", "config", "priority"),
 )

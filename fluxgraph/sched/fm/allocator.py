@@ -281,10 +281,12 @@ class FmAllocator:
         return k
 
     def stretched(self, job: Job, f_cross: float) -> int:
-        """``d'`` of ``job`` for a cross-rack share ``f_cross`` (spec §5); a job without the
-        mapping's ``extra`` (``d``, ``u``) stretches its runtime with ``u = 0``."""
+        """``d'`` of ``job`` for a cross-rack share ``f_cross`` (spec §5; the latency class by
+        the model's latency scope, §9 D8); a job without the mapping's ``extra`` (``d``,
+        ``u``) stretches its runtime with ``u = 0``."""
         d, u = job.extra.get("d", job.runtime), job.extra.get("u", 0.0)
-        return self.model.stretch(d, int(job.memory), self.layout.local_gb, u, f_cross)
+        share = self.model.latency_share(f_cross, self.scope)
+        return self.model.stretch(d, int(job.memory), self.layout.local_gb, u, share)
 
     def _place(
         self, job: Job, at: int, free: list[set[int]], used: list[int]

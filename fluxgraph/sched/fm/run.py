@@ -53,18 +53,22 @@ def run_fm(
     warmup: int = 3000,
     reference: bool = False,
     compat: str = "",
+    latency_scope: str = "job",
 ) -> FmRun:
     """Simulate ``jobs`` (from :func:`~fluxgraph.sched.fm.workload.map_trace`) once.
 
     ``reference`` runs strict FCFS without backfilling for the whole trace (spec §6.4); the
     baseline machine (``local_gb = 512``, no pool) takes ``scope = "nodes"``; ``compat =
     "fm-simulator"`` follows the public simulator's rules instead of §4.3
-    (:mod:`fluxgraph.sched.fm.compat`). The simulator keeps the queue by arrival (a cheap static
-    sort); the pass orders it by ``priority`` itself (:class:`.priority.QueueOrder`).
+    (:mod:`fluxgraph.sched.fm.compat`); ``latency_scope`` is spec §9 D8's choice of the latency
+    class (``job``: by each job's cross-rack share; ``experiment``: by the pool scope,
+    :class:`~fluxgraph.sched.fm.slowdown.SlowdownModel`). The simulator keeps the queue by
+    arrival (a cheap static sort); the pass orders it by ``priority`` itself
+    (:class:`.priority.QueueOrder`).
     """
     if compat not in COMPAT_MODES:
         raise SimulationError(f"unknown compat mode {compat!r} (valid: fm-simulator)")
-    slowdown = SlowdownModel(model)
+    slowdown = SlowdownModel(model, latency_scope)
     allocator = FmAllocator(build_fm_machine(machine), scope, slowdown)
     sized = fm_jobs(jobs, machine.local_gb, slowdown, scope)
     runtime = FmRuntime(allocator.durations)

@@ -102,7 +102,7 @@ def fm_jobs(jobs: Sequence[Job], local_gb: int, model: SlowdownModel, scope: str
     """``jobs`` with walltimes set to their longest stretched runtime on this configuration.
 
     Rack scope: every chunk is in the node's rack (``f_cross = 0``); system scope: at most all
-    of them cross racks.
+    of them cross racks (the model's latency scope decides the latency they are charged).
 
     >>> j = map_trace([TraceRow(1, 0, 1, 1000, 256)])
     >>> [fm_jobs(j, 64, SlowdownModel(), s)[0].walltime for s in ("rack", "system")]
@@ -113,7 +113,8 @@ def fm_jobs(jobs: Sequence[Job], local_gb: int, model: SlowdownModel, scope: str
     for job in jobs:
         e = job.extra
         wall = max(
-            model.stretch(e["d"], int(job.memory), local_gb, e["u"], f) for f in (0.0, worst)
+            model.stretch(e["d"], int(job.memory), local_gb, e["u"], model.latency_share(f, scope))
+            for f in (0.0, worst)
         )
         out.append(
             Job(
