@@ -38,9 +38,10 @@ class Explorer:
             g = self.graph
             w, uq, dst = self.e_weight, g.uniq_ids, g.edge_dst  # (_edge_key, inlined)
             out = g.out_edges[u]
-            w0 = w[out[0]] if out else 0
-            targets = [uq[dst[e]] for e in out]
-            if all(w[e] == w0 for e in out) and all(map(int.__lt__, targets, targets[1:])):
+            targets = list(map(uq.__getitem__, map(dst.__getitem__, out)))  # (no Python loop)
+            if len(set(map(w.__getitem__, out))) <= 1 and all(
+                map(int.__lt__, targets, targets[1:])
+            ):
                 # the usual first use: equal weights, targets in creation order (edge ids
                 # ascend along the list); the keys are built when an edge is first re-keyed
                 lst = self._sorted_out[u] = out[::-1]
