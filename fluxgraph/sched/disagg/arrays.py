@@ -223,6 +223,8 @@ class ArrayAllocator:
         self._lends[rows[shares:]] = True
         self._live += k
         self._unindexed += rows
+        if len(self._unindexed) > self._live + 256:
+            self._rows_by_node()
         return rows
 
     def starts_within(self, ranks: Sequence[int], lo: int, hi: int) -> bool:
@@ -233,9 +235,10 @@ class ArrayAllocator:
         return bool((np.searchsorted(keys, base + hi) > np.searchsorted(keys, base + lo)).any())
 
     def _rows_by_node(self) -> np.ndarray:
-        """Rows in (node, start) order, possibly with released or reused rows among them
-        (their keys no longer match): the new rows are merged in, and the order is rebuilt from
-        the rows in use when those outnumber the rows it holds."""
+        """Rows in (node, start) order (``_by_key``: ``node * _BIG + start`` when indexed),
+        released and reused rows among them (a released row's end is 0, a reused row's key is
+        no longer its own): the new rows are merged in, and the order is rebuilt from the rows
+        in use when the others outnumber them."""
         new = self._unindexed
         if len(self._by_node) + len(new) > 2 * self._live + 256:
             rows = np.flatnonzero(self._end[: self._used] > 0)
@@ -294,39 +297,42 @@ class ArrayAllocator:
         self, times: np.ndarray, duration: int, mib: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``times`` (ascending): how many nodes of capacity >= ``mib``, and how many
-        nodes in all, no span meets over ``[t, t + duration)``.
+        nodes in all (A-dis; A-base: the first again), no span meets over ``[t, t + duration)``.
 
         A span ``[s, e)`` meets the window of every ``t`` in ``[s - duration + 1, e - 1]``; those
         ranges are merged per node, so each node counts once where its ranges hold ``t``.
         """
         cap = self._cap
-        big = _BIG
         rows = self._rows_by_node()  # by node, then start, so by node, then ``lo`` below
+        base = self._node[rows] * _BIG
         held = self._end[rows] > times[0]
-        held &= self._node[rows] * big + self._start[rows] == self._by_key
-        rows = rows[held]  # (a row met twice, released and reused alike, merges with itself)
+        held &= base + self._start[rows] == self._by_key  # (not a reused row's old place)
+        rows, keys, base = rows[held], self._by_key[held], base[held]
         if not len(rows):
             full = np.full(len(times), len(cap), dtype=np.int64)
             return full - len(cap) + int((cap >= mib).sum()), full
         nodes = self._node[rows]
-        lo = np.maximum(self._start[rows] - duration + 1, 0)
-        hi = self._end[rows] - 1
-        reach = np.maximum.accumulate(nodes * big + hi)  # the furthest range end so far
-        first = np.ones(len(nodes), dtype=bool)
-        first[1:] = nodes[1:] * big + lo[1:] > reach[:-1]  # a range that starts a new group
+        lo = np.maximum(keys - (duration - 1), base)  # node * _BIG + max(s - duration + 1, 0)
+        reach = np.maximum.accumulate(base + self._end[rows] - 1)  # furthest range end so far
+        first = np.empty(len(rows), dtype=bool)
+        first[0] = True
+        first[1:] = lo[1:] > reach[:-1]  # a range that starts a new group
         starts = np.flatnonzero(first)
-        ends = np.append(starts[1:], len(nodes)) - 1
-        group_node = nodes[starts]
+        ends = np.append(starts[1:], len(rows)) - 1
+        group_node, group_base = nodes[starts], base[starts]
         # each group blocks the candidates from the first >= its start to the first > its end
-        into = np.searchsorted(times, lo[starts], "left")
-        out = np.searchsorted(times, reach[ends] - group_node * big, "right")
+        into = np.searchsorted(times, lo[starts] - group_base, "left")
+        out = np.searchsorted(times, reach[ends] - group_base, "right")
         k = len(times) + 1
         local = cap[group_node] >= mib
         counts = []
-        for keep, total in ((local, int((cap >= mib).sum())), (slice(None), len(cap))):
+        kinds = [(local, int((cap >= mib).sum()))]
+        if self.kind == "dis":
+            kinds.append((slice(None), len(cap)))
+        for keep, total in kinds:
             step = np.bincount(into[keep], minlength=k) - np.bincount(out[keep], minlength=k)
             counts.append(total - np.cumsum(step[:-1]))
-        return counts[0], counts[1]
+        return counts[0], counts[-1]
 
     # -- the two passes ----------------------------------------------------------------------
 
