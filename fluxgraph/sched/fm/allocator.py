@@ -35,6 +35,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import filterfalse
 
 import numpy as np
 
@@ -76,16 +77,46 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
 
 
+def _chunks_per_rack(caps: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """``sum(c // k for c in caps[r] if c > 0)`` per ``k`` of ``ks`` (ascending) and rack ``r``.
+
+    In floating point where every ``c * k < 2**53``: a quotient ``c / k`` that is not a whole
+    number lies at least ``1 / k`` from one, farther than its rounding error (``c / 2**53``),
+    so its floor is exact (and numpy's float division is many times faster than its integer
+    floor division).
+
+    >>> _chunks_per_rack(np.array([[1024, 100], [-5, 441]]), np.array([100, 441])).tolist()
+    [[11, 4], [2, 1]]
+    """
+    caps = np.maximum(caps, 0)
+    if int(caps.max(initial=0)) * int(ks[-1]) < 2**53:
+        quotients = np.floor(caps[None, :, :] / ks[:, None, None].astype(np.float64))
+        return quotients.sum(axis=2).astype(np.int64)
+    return (caps[None, :, :] // ks[:, None, None]).sum(axis=2)
+
+
 class _Snapshot:
     """Free nodes per rack and free GB per pool over one window, with fit counts per ``k``."""
 
-    __slots__ = ("caps", "fit_counts", "free", "nodes")
+    __slots__ = ("_listed", "_lister", "caps", "fit_counts", "free", "sizes")
 
-    def __init__(self, nodes: list[list[int]], caps: list[list[int]]) -> None:
-        self.nodes = nodes
+    def __init__(
+        self, sizes: list[int], caps: list[list[int]], lister: Callable[[], list[list[int]]]
+    ) -> None:
+        self.sizes = sizes  # free nodes per rack
         self.caps = caps
-        self.free = sum(map(len, nodes))
+        self.free = sum(sizes)
         self.fit_counts: dict[int, int] = {}
+        self._lister = lister
+        self._listed: list[list[int]] | None = None
+
+    @property
+    def nodes(self) -> list[list[int]]:
+        """The free nodes of each rack in ascending order (listed when first asked: the
+        counts need only their number)."""
+        if self._listed is None:
+            self._listed = self._lister()
+        return self._listed
 
     def counts_fit(self, procs: np.ndarray, remote: np.ndarray, system: bool) -> np.ndarray:
         """:meth:`fit_count` for many jobs at once: which have enough free nodes and, needing
@@ -94,13 +125,12 @@ class _Snapshot:
         pos = ok & (remote > 0)
         if pos.any():
             ks, inverse = _distinct(remote[pos])
-            caps = np.maximum(np.array(self.caps, dtype=np.int64), 0)
-            chunks = (caps[None, :, :] // ks[:, None, None]).sum(axis=2)  # per k and rack
+            chunks = _chunks_per_rack(np.array(self.caps, dtype=np.int64), ks)
             if system:
                 counts = np.minimum(chunks.sum(axis=1), self.free)
             else:
-                nodes = np.array([len(f) for f in self.nodes], dtype=np.int64)
-                counts = np.minimum(chunks, nodes[None, :]).sum(axis=1)
+                sizes = np.array(self.sizes, dtype=np.int64)
+                counts = np.minimum(chunks, sizes[None, :]).sum(axis=1)
             ok[pos] = counts[inverse] >= procs[pos]
         return ok
 
@@ -110,7 +140,7 @@ class _Snapshot:
         if system:
             return min(self.free, sum(chunk_capacity(c, k) for c in self.caps))
         return sum(
-            min(len(f), chunk_capacity(c, k)) for f, c in zip(self.nodes, self.caps, strict=True)
+            min(size, chunk_capacity(c, k)) for size, c in zip(self.sizes, self.caps, strict=True)
         )
 
 
@@ -174,6 +204,7 @@ class FmAllocator:
         # derived from the running bookings, valid while _state is _cached_state
         self._cached_state = -1
         self._snaps: dict[tuple, _Snapshot] = {}
+        self._caps_now: list[list[int]] | None = None  # free GB per pool of _used, by rack
         # what is free at each later time: changed when a booking starts or ends early
         self._changes: list[int] = []  # ends of the bookings started, _EARLY: released early
         self._released: list[int] = []  # ends of the running bookings released since
@@ -306,10 +337,11 @@ class FmAllocator:
         return self.rule(snap.nodes, snap.caps, n, k)
 
     def _derived(self) -> None:
-        """Drop the snapshots once the running bookings changed."""
+        """Drop the snapshots and free GB once the running bookings changed."""
         if self._cached_state != self._state:
             self._cached_state = self._state
             self._snaps.clear()
+            self._caps_now = None
 
     def _earliest(self, job: Job, now: int) -> tuple[int, list[Chunk]] | None:
         """The first end of a running booking after ``now`` where ``job`` fits, with its
@@ -410,29 +442,52 @@ class FmAllocator:
             if snap is not None:
                 return snap
         busy: set[int] = set()
-        peak = used
+        lay = self.layout
+        per = lay.pools_per_rack
+        if current:
+            caps = self._caps_now
+            if caps is None:
+                caps = self._caps_now = self._caps(used)
+        else:
+            caps = self._caps(used)
         if active:
             for res in active:
                 if res.nodes is None:
                     res.nodes = frozenset(g for g, _, _ in res.chunks)
                 busy |= res.nodes
             peak = self._peak(at, used, active)
-        lay = self.layout
-        per = lay.pools_per_rack
-        cap = lay.pool_capacity
-        caps = [[cap - u for u in peak[r * per : (r + 1) * per]] for r in range(lay.racks)]
-        if current:
-            nodes = [self._sorted(r) for r in range(lay.racks)]
-            if busy:
-                nodes = [[g for g in f if g not in busy] for f in nodes]
-        else:
-            nodes = [sorted(f - busy) if busy else sorted(f) for f in free]
-        snap = _Snapshot(nodes, caps)
+            caps = list(caps)  # the rows of the racks whose pools peak higher are copied
+            for r in {m // per for m in peak}:
+                caps[r] = list(caps[r])
+            for m, gb in peak.items():
+                caps[m // per][m % per] = lay.pool_capacity - gb
+        sizes = [len(f) - len(f & busy) for f in free] if busy else [len(f) for f in free]
+        if current:  # listed from the sorted free nodes, which stay while the state does
+
+            def lister() -> list[list[int]]:
+                nodes = [self._sorted(r) for r in range(lay.racks)]
+                if busy:
+                    nodes = [list(filterfalse(busy.__contains__, f)) for f in nodes]
+                return nodes
+
+        else:  # the caller's sets change after it placed: listed now
+            listed = [sorted(f - busy) if busy else sorted(f) for f in free]
+
+            def lister() -> list[list[int]]:
+                return listed
+
+        snap = _Snapshot(sizes, caps, lister)
         if current:
             if len(self._snaps) >= _SNAPSHOTS_KEPT:
                 self._snaps.clear()
             self._snaps[key] = snap
         return snap
+
+    def _caps(self, used: list[int]) -> list[list[int]]:
+        """Free GB per pool, by rack, given ``used`` GB per pool."""
+        lay = self.layout
+        per, cap = lay.pools_per_rack, lay.pool_capacity
+        return [[cap - u for u in used[r * per : (r + 1) * per]] for r in range(lay.racks)]
 
     def _sorted(self, rack: int) -> list[int]:
         """The free nodes of ``rack`` in ascending order (cached while they do not change)."""
@@ -441,15 +496,14 @@ class FmAllocator:
             nodes = self._sorted_free[rack] = sorted(self._free[rack])
         return nodes
 
-    def _peak(self, at: int, used: list[int], active: list[_Booking]) -> list[int]:
-        """Pool GB in use at the busiest time of each pool from ``at`` on, given ``used`` at
-        ``at``: running bookings only end (those ending in ``(at, t]`` have given theirs back
-        by ``t``), active reservations add theirs over their span; so a pool no reservation
-        uses peaks at ``at``, the others at ``at`` or where a reservation starts."""
-        peak = list(used)
+    def _peak(self, at: int, used: list[int], active: list[_Booking]) -> dict[int, int]:
+        """Pool GB in use at the busiest time from ``at`` on of each pool the ``active``
+        reservations use, given ``used`` at ``at``: running bookings only end (those ending in
+        ``(at, t]`` have given theirs back by ``t``), active reservations add theirs over their
+        span; so a pool no reservation uses peaks at ``at``, the others at ``at`` or where a
+        reservation starts."""
         touched = sorted({m for res in active for m, _ in res.pools})
-        if not touched:
-            return peak
+        peak = {m: used[m] for m in touched}
         released = dict.fromkeys(touched, 0)  # by running bookings ending in (at, t]
         by_end = self._by_end
         done = bisect_right(by_end, at, key=_end)
