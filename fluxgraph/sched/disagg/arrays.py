@@ -406,10 +406,14 @@ class ArrayAllocator:
             at = np.concatenate((np.maximum(self._start[rows], start), self._end[rows]))
             step = np.concatenate((mib, -mib))
             owner = np.concatenate((nodes, nodes))
-            order = np.lexsort((step, at, owner))  # by node, then time, an end before a start
+            # by node, then time, an end before a start (times are below _BIG)
+            order = np.argsort(owner * (2 * _BIG) + 2 * at + (step > 0))
             step, owner = step[order], owner[order]
             level = np.cumsum(step)
-            first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+            new_owner = np.empty(len(owner), dtype=bool)
+            new_owner[0] = True
+            np.not_equal(owner[1:], owner[:-1], out=new_owner[1:])
+            first = np.flatnonzero(new_owner)
             peak = np.maximum.reduceat(level, first) - (level[first] - step[first])
             spare[owner[first]] = self._cap[owner[first]] - peak
         return spare
@@ -423,8 +427,7 @@ def _cover(spare: np.ndarray, total: int) -> list[tuple[int, int]] | None:
     if cum[-1] < total:
         return None
     last = int(np.searchsorted(cum, total))
-    lenders = np.flatnonzero(spare[: last + 1] > 0).tolist()
-    given = [(r, int(spare[r])) for r in lenders]
-    before = int(cum[last - 1]) if last else 0
-    given[-1] = (last, total - before)
-    return given
+    lenders = np.flatnonzero(spare[: last + 1] > 0)
+    amounts = spare[lenders]
+    amounts[-1] = total - (int(cum[last - 1]) if last else 0)  # (the last lender is ``last``)
+    return list(zip(lenders.tolist(), amounts.tolist(), strict=True))
