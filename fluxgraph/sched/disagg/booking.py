@@ -25,7 +25,14 @@ Three shortcuts leave every placement unchanged (the oracle tests compare with a
 * failing that, a job whose last search met the same bookings among those held past the new
   ``now`` (by content: nodes, window, amounts) is booked at that search's start ``T`` (if
   ``T >= now``) unless it fits at ``now`` itself: every other candidate before ``T`` is the end
-  of one of those bookings, tried by that search against the same spans, and failed.
+  of one of those bookings, tried by that search against the same spans, and failed. Running
+  bookings whose end moved since count as the same where no window the search tried can tell
+  the two ends apart (both after ``T``, and no span on their nodes starts between them before
+  ``T + duration``: a window's peak is at its start or at a span's start).
+
+A job found again at the time it was reserved before is booked with that very placement; on
+the span table (:class:`~fluxgraph.sched.disagg.arrays.ArrayAllocator`) a reservation the
+simulator cancels is only hidden (``park``) and shown again (``unpark``) in that case.
 
 >>> from fluxgraph.memory_machines import build_memory_machine
 >>> from fluxgraph.workload import Job
