@@ -217,7 +217,7 @@ class MemoryBookings:
         extra = held - current
         gone = {cid for cid in extra if contents[cid][1] > now}
         new = current - held
-        if (new or gone) and not self._moved_past(new, gone, before, now):
+        if (new or gone) and not self._unchanged_for(new, gone, before, now):
             return None
         placement = None
         tried = now == then or any(contents[cid][1] == now for cid in extra)
@@ -227,28 +227,41 @@ class MemoryBookings:
             placement = self._again(job_id, before, req, duration, now)
         return placement
 
-    def _moved_past(self, new: set[int], gone: set[int], before: Placement, now: int) -> bool:
-        """Whether the bookings ``gone`` since a search that found ``before`` are running ones
-        now ending elsewhere (``new``, the same nodes and amounts) in a way no window the search
-        tried can tell apart: both ends after ``before.start`` (the candidates up to it are
-        unchanged, the spans meet every window tried), and no other span on their nodes starts
-        between the two ends before ``before.end`` (a window's peak is at its start or at a
-        span's start, where both versions hold the same amounts)."""
+    def _unchanged_for(self, new: set[int], gone: set[int], before: Placement, now: int) -> bool:
+        """Whether a search that found ``before`` would find it again though the bookings
+        ``gone`` since are held as ``new`` (on the span table only). Two kinds of change qualify:
+
+        * a running booking now ending elsewhere (the same nodes, start and amounts) in a way no
+          window the search tried can tell apart: both ends after ``before.start`` (the
+          candidates up to it are unchanged, the spans meet every window tried), and no other
+          span on its nodes starts between the two ends before ``before.end`` (a window's peak
+          is at its start or at a span's start, where both versions hold the same amounts);
+        * under the greedy lender rule, a booking added (none gone): every window the search
+          tried (and one starting at the new end, which holds no more than the candidate before
+          it) still fails, as placements only fail more with more spans; and at
+          ``before.start`` it meets no window, or touches none of ``before``'s nodes and no
+          rank up to its last lender, so the first nodes in either pass's order and the greedy
+          cover are the ones found.
+        """
         alloc = self.alloc
-        if not isinstance(alloc, ArrayAllocator) or len(new) != len(gone):
+        if not isinstance(alloc, ArrayAllocator):
             return False
         contents = self._contents
         was = {(c[0], *c[2:]): c[1] for c in map(contents.__getitem__, gone)}
         for cid in new:
             start, end, nodes, local, lent = contents[cid]
+            ranks = (*nodes, *(lender for lender, _, _ in lent))
             old_end = was.pop((start, nodes, local, lent), None)
-            if old_end is None or start > now or min(end, old_end) <= before.start:
+            if old_end is None:
+                if gone or not self._monotone or not _beside(before, start, end, ranks):
+                    return False
+                continue
+            if start > now or min(end, old_end) <= before.start:
                 return False
             lo, hi = min(end, old_end), min(max(end, old_end), before.end)
-            ranks = (*nodes, *(lender for lender, _, _ in lent))
             if lo < hi and alloc.starts_within(ranks, lo, hi):
                 return False
-        return True
+        return not was
 
     def _again(
         self, job_id: int, before: Placement, req: MemoryRequest, duration: int, now: int
@@ -298,3 +311,12 @@ class MemoryBookings:
         if placement is None:
             self._failed.setdefault(t, []).append((req.nodes, req.mib, duration))
         return placement
+
+
+def _beside(placement: Placement, start: int, end: int, ranks: tuple[int, ...]) -> bool:
+    """Whether spans on ``ranks`` over ``[start, end)`` leave ``placement`` as the allocator
+    chose it: they miss its window, or its nodes and every rank up to its last lender."""
+    if start >= placement.end or end <= placement.start:
+        return True
+    reach = max((lender for lender, _, _ in placement.lent), default=-1)
+    return min(ranks) > reach and not set(ranks).intersection(placement.nodes)
