@@ -5,11 +5,16 @@
     python3 benchmarks/fm_bench.py compat4 # the same at 4 TB/rack, the public simulator's rules
     python3 benchmarks/fm_bench.py compat  # ... at 4, 8, 12 and 48 TB/rack (the issue's table)
     python3 benchmarks/fm_bench.py whole 32 fm,sjf [--json FILE]   # whole-trace E1 cells
+    python3 benchmarks/fm_bench.py estimate FILE   # E1's time from the cells of a whole run
 
 ``whole POOLS PRIORITIES`` runs E1 cells on the whole trace (W1, warm-up 3,000, slowdown P1,
 rack scope), one at a time, and prints CPU seconds, passes, bsld and rejections per run
 (``reference`` is the A4 reference run of the pool); ``--json`` also writes them with the
-machine's facts (``benchmarks/results/``).
+machine's facts (``benchmarks/results/``). ``estimate FILE`` reads such a file and estimates
+the whole E1 sweep (pools 4..48 step 4 x the schedulers measured, plus a reference run per
+pool): cells not measured are interpolated linearly per scheduler between the nearest measured
+pools; the wall time on 2 workers is half the CPU seconds (each reference run made once, or
+by both workers).
 
 Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
 ``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
@@ -70,6 +75,24 @@ def whole(pools: list[int], names: list[str], out: Path | None) -> None:
         write_json(out, {"machine": machine_info(ROOT), "grid": "whole", "runs": runs})
 
 
+def estimate(path: Path) -> dict[str, float]:
+    """E1's CPU seconds from the measured whole-trace cells of ``path`` (see the module doc)."""
+    cpu = {(r["pool_tb"], r["priority"]): r["cpu_s"] for r in json.loads(path.read_text())["runs"]}
+    total = {"policy": 0.0, "reference": 0.0}
+    for name in sorted({n for _, n in cpu}):
+        measured = sorted(p for p, n in cpu if n == name)
+        for pool in range(4, 49, 4):
+            lo = max((p for p in measured if p <= pool), default=measured[0])
+            hi = min((p for p in measured if p >= pool), default=measured[-1])
+            a, b = cpu[(lo, name)], cpu[(hi, name)]
+            value = a if hi == lo else a + (b - a) * (pool - lo) / (hi - lo)
+            total["reference" if name == "reference" else "policy"] += value
+    total["minutes_2_workers"] = (total["policy"] + total["reference"]) / 2 / 60
+    # the study caches a reference run per worker: at worst both workers make every one
+    total["minutes_2_workers_each_reference"] = (total["policy"] + 2 * total["reference"]) / 120
+    return {k: round(v, 1) for k, v in total.items()}
+
+
 def main(grid: str) -> None:
     count, warmup, model, pools, names = GRIDS[grid]
     jobs = map_trace(read_trace(TRACE))[:count]
@@ -103,7 +126,9 @@ def main(grid: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "whole":
+    if len(sys.argv) > 1 and sys.argv[1] == "estimate":
+        print(json.dumps(estimate(Path(sys.argv[2]))))
+    elif len(sys.argv) > 1 and sys.argv[1] == "whole":
         json_out = Path(sys.argv[sys.argv.index("--json") + 1]) if "--json" in sys.argv else None
         whole([int(p) for p in sys.argv[2].split(",")], sys.argv[3].split(","), json_out)
     else:
