@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Sequence
+from types import MappingProxyType
 
 from fluxgraph.errors import WorkloadError
 from fluxgraph.workload.job import Job, Workload
@@ -28,7 +29,9 @@ __all__ = [
     "NORMAL_APPS",
     "flag_large",
     "make_mix",
+    "map_natural",
     "map_trace",
+    "natural_mix",
     "window",
 ]
 
@@ -36,6 +39,10 @@ __all__ = [
 LOAD = 1.10
 #: Jobs per window (the 3 windows stand for the authors' anl1-anl3 traces).
 WINDOW = 2000
+#: A job is large above this much memory per node (32 GB, the normal nodes' memory; §3.2).
+LARGE_ABOVE_MIB = 32 * 1024
+#: Natural-memory jobs needing more than this per node are dropped (spec §3.3, D16).
+NATURAL_MAX_MIB = 64 * 1024
 
 #: ``(app_id, GB per node, weight)`` of large jobs (> 32 GB per node), spec §3.2.
 LARGE_APPS: tuple[tuple[int, float, int], ...] = (
@@ -67,7 +74,7 @@ def window(jobs: Iterable[Job], index: int, size: int = WINDOW) -> list[Job]:
 def map_trace(jobs: Iterable[Job], per_node: int, clamp: bool = True) -> list[Job]:
     """Whole-node jobs: ``nodes = ceil(procs / per_node)``, requested >= runtime (spec §3.3).
 
-    Jobs with runtime <= 0 or no processors are dropped.
+    Jobs with runtime <= 0 or no processors are dropped; a job keeps its ``extra``.
     """
     out = []
     for j in jobs:
@@ -75,7 +82,9 @@ def map_trace(jobs: Iterable[Job], per_node: int, clamp: bool = True) -> list[Jo
             continue
         requested = max(j.walltime, j.runtime) if clamp else j.walltime
         nodes = math.ceil(j.procs / per_node)
-        out.append(Job(j.id, j.submit, j.runtime, requested, procs=nodes, nodes=nodes))
+        out.append(
+            Job(j.id, j.submit, j.runtime, requested, procs=nodes, nodes=nodes, extra=j.extra)
+        )
     return out
 
 
@@ -141,3 +150,71 @@ def make_mix(jobs: Sequence[Job], percent: float, nodes: int, index: int = 0) ->
             Job(job.id, submit, job.runtime, job.walltime, job.procs, job.nodes, extra=extra)
         )
     return Workload.of(out, name=f"mix{x}-w{index}")
+
+
+def map_natural(
+    jobs: Iterable[Job], per_node: int = 32, max_mib: int = NATURAL_MAX_MIB
+) -> tuple[list[Job], int]:
+    """Whole-node jobs carrying their trace's own memory (spec §3.3, E7 on wagap; D16).
+
+    ``nodes = max(1, ceil(procs / per_node))``, requested >= runtime, and ``extra["mem_mib"]``
+    = the job's requested memory (``extra["memory_job_gb"]``, GiB per job, SWF field 10 read
+    as bytes per job) divided by its nodes. Jobs with runtime <= 0 or no processors are dropped,
+    and so are jobs needing more than ``max_mib`` per node; returns ``(jobs, dropped for
+    memory)``.
+
+    >>> from fluxgraph.workload import Job
+    >>> js = [Job(1, 0, 10, 20, procs=40, extra={"memory_job_gb": 80.0}),
+    ...       Job(2, 5, 10, 20, procs=8, extra={"memory_job_gb": 65.0})]
+    >>> kept, dropped = map_natural(js)
+    >>> [(j.id, j.nodes, j.extra["mem_mib"]) for j in kept], dropped
+    ([(1, 2, 40960)], 1)
+    """
+    out, dropped = [], 0
+    for j in map_trace(jobs, per_node):
+        gib = (j.extra or {}).get("memory_job_gb", 0.0)
+        mem = round(gib * 1024 / j.nodes)
+        if mem > max_mib:
+            dropped += 1
+            continue
+        out.append(
+            Job(j.id, j.submit, j.runtime, j.walltime, j.procs, j.nodes, extra={"mem_mib": mem})
+        )
+    return out, dropped
+
+
+def natural_mix(jobs: Sequence[Job], nodes: int, index: int = 0) -> Workload:
+    """The natural-memory mix of window ``index`` on ``nodes`` nodes (spec §3.4 for E7).
+
+    ``jobs`` come from :func:`map_natural` (``extra["mem_mib"]`` set). A job is large when it
+    needs more than 32 GB per node; its application is drawn from its class's catalogue with
+    ``random.Random(7 + 1000 * index + X)``, ``X`` the large share of the node-hours in whole
+    percent, and submit times are scaled to the offered load :data:`LOAD` as in
+    :func:`make_mix`. The workload's ``metadata["large_share"]`` is that share.
+
+    >>> from fluxgraph.workload import Job
+    >>> js = [Job(i, 100 * i, 10, 10, procs=1, nodes=1, extra={"mem_mib": m})
+    ...       for i, m in enumerate([1024, 40960, 2048], start=1)]
+    >>> mix = natural_mix(js, nodes=1)
+    >>> [(j.submit, j.extra["large"], j.extra["mem_mib"]) for j in mix], mix.metadata["large_share"]
+    ([(0, False, 1024), (14, True, 40960), (27, False, 2048)], '0.3333')
+    """
+    if not jobs:
+        raise WorkloadError("an empty window has no mix")
+    ordered = sorted(jobs, key=lambda j: (j.submit, j.id))
+    hours = [j.nodes * j.runtime for j in ordered]
+    large = [j.extra["mem_mib"] > LARGE_ABOVE_MIB for j in ordered]
+    share = sum(h for h, big in zip(hours, large, strict=True) if big) / sum(hours)
+    rng = random.Random(7 + 1000 * index + round(100 * share))
+    first, last = ordered[0].submit, ordered[-1].submit
+    scale = sum(hours) / (nodes * max(1, last - first)) / LOAD
+    out = []
+    for job, big in zip(ordered, large, strict=True):
+        app, _ = _draw(rng, LARGE_APPS if big else NORMAL_APPS)
+        extra = {"mem_mib": job.extra["mem_mib"], "app_id": app, "large": big}
+        submit = round((job.submit - first) * scale)
+        out.append(
+            Job(job.id, submit, job.runtime, job.walltime, job.procs, job.nodes, extra=extra)
+        )
+    metadata = MappingProxyType({"large_share": f"{share:.4f}"})
+    return Workload.of(out, name=f"natural-w{index}", metadata=metadata)
