@@ -6,6 +6,7 @@
     python3 benchmarks/fm_bench.py compat  # ... at 4, 8, 12 and 48 TB/rack (the issue's table)
     python3 benchmarks/fm_bench.py whole 32 fm,sjf [--json FILE]   # whole-trace E1 cells
     python3 benchmarks/fm_bench.py estimate FILE   # E1's time from the cells of a whole run
+    python3 benchmarks/fm_bench.py latency [--json FILE]   # D8's two readings, system scope
 
 ``whole POOLS PRIORITIES`` runs E1 cells on the whole trace (W1, warm-up 3,000, slowdown P1,
 rack scope), one at a time, and prints CPU seconds, passes, bsld and rejections per run
@@ -15,6 +16,9 @@ the whole E1 sweep (pools 4..48 step 4 x the schedulers measured, plus a referen
 pool): cells not measured are interpolated linearly per scheduler between the nearest measured
 pools; the wall time on 2 workers is half the CPU seconds (each reference run made once, or
 by both workers).
+
+``latency`` runs FM on the whole trace in system scope at 16 and 48 TB/rack under both
+readings of spec §9 D8 (``latency_scope`` ``job`` and ``experiment``).
 
 Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
 ``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
@@ -75,6 +79,26 @@ def whole(pools: list[int], names: list[str], out: Path | None) -> None:
         write_json(out, {"machine": machine_info(ROOT), "grid": "whole", "runs": runs})
 
 
+def latency(out: Path | None) -> None:
+    """FM, whole trace, system scope at 16 and 48 TB/rack, under both D8 readings."""
+    jobs = map_trace(read_trace(TRACE))
+    runs = []
+    for pool in (16, 48):
+        for scope in ("job", "experiment"):
+            t0 = time.process_time()
+            run = run_fm(jobs, perlmutter_like(pool), "system", "fm", latency_scope=scope)
+            row = {"pool_tb": pool, "latency_scope": scope}
+            row["cpu_s"] = round(time.process_time() - t0, 2)
+            m = fm_metrics(run, 3000)
+            for name in ("bsld", "bsld_code", "wait", "throughput", "degradation", "deg_below_5"):
+                row[name] = round(getattr(m, name), 4)
+            row["cross_rack_jobs"] = sum(1 for v in run.stretched.values() if v[1] > 0)
+            print(json.dumps(row), flush=True)
+            runs.append(row)
+    if out is not None:
+        write_json(out, {"machine": machine_info(ROOT), "grid": "latency", "runs": runs})
+
+
 def estimate(path: Path) -> dict[str, float]:
     """E1's CPU seconds from the measured whole-trace cells of ``path`` (see the module doc)."""
     cpu = {(r["pool_tb"], r["priority"]): r["cpu_s"] for r in json.loads(path.read_text())["runs"]}
@@ -126,10 +150,12 @@ def main(grid: str) -> None:
 
 
 if __name__ == "__main__":
+    json_out = Path(sys.argv[sys.argv.index("--json") + 1]) if "--json" in sys.argv else None
     if len(sys.argv) > 1 and sys.argv[1] == "estimate":
         print(json.dumps(estimate(Path(sys.argv[2]))))
+    elif len(sys.argv) > 1 and sys.argv[1] == "latency":
+        latency(json_out)
     elif len(sys.argv) > 1 and sys.argv[1] == "whole":
-        json_out = Path(sys.argv[sys.argv.index("--json") + 1]) if "--json" in sys.argv else None
         whole([int(p) for p in sys.argv[2].split(",")], sys.argv[3].split(","), json_out)
     else:
         main(sys.argv[1] if len(sys.argv) > 1 else "s1")
