@@ -152,6 +152,15 @@ class SmallPlanner:
         if big is not None or len(spans) >= SMALL_SPANS:
             return (big or self._promote()).add_span(start, duration, request)
         end = start + duration
+        if (
+            start >= 0
+            and duration >= 1
+            and end <= INT64_MAX
+            and 0 <= request <= self._total - self._used(start, end)
+        ):  # the usual case: a valid span that fits (else the checks below name the error)
+            self._counter = sid = self._counter + 1
+            spans[sid] = (start, end, request)
+            return sid
         if end > INT64_MAX:
             raise PlannerInvalidError(f"span [{start}, {end}) ends after the plan end")
         if (
