@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.memory_machines import MemoryMachineSpec
-from fluxgraph.sched.disagg.alloc import MemoryRequest
+from fluxgraph.sched.disagg.alloc import MemoryRequest, Placement
 from fluxgraph.sched.disagg.arrays import ArrayAllocator
 from fluxgraph.sched.disagg.contention import APPS
 from fluxgraph.sched.disagg.sim import DisaggSimulator
@@ -85,3 +85,20 @@ def test_engines_agree_on_long_queues(work, kind, self_interference):
         for run in runs
     )
     assert graph == arrays
+
+
+def test_a_dis_can_fit_after_a_span_is_added():
+    # why the recall over added bookings is A-base's only: nodes 0-3 hold 32 GiB, node 4 64 GiB,
+    # node 0 computes with 10 GiB. Three nodes of 60 GiB do not fit (nodes 4, 1, 2 computing
+    # lack 56 GiB, nodes 3 and 0 lend 54), but with 1 GiB computing on node 4 they do (nodes
+    # 1-3 lack 84 GiB, nodes 0 and 4 lend 86)
+    for added in (False, True):
+        alloc = ArrayAllocator([32768] * 4 + [65536], 32, "dis")
+        alloc.allocate(MemoryRequest(1, 10240), at=0, duration=100)
+        if added:
+            alloc.rebook(Placement((4,), (1024,), (), 0, 100, (0,), 1024))
+        placed = alloc.allocate(MemoryRequest(3, 61440), at=0, duration=100)
+        assert (placed is not None) == added
+        if added:
+            assert placed.nodes == (1, 2, 3)
+            assert sum(m for _, _, m in placed.lent) == 3 * (61440 - 32768)

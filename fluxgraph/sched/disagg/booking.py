@@ -28,7 +28,8 @@ Three shortcuts leave every placement unchanged (the oracle tests compare with a
   of one of those bookings, tried by that search against the same spans, and failed. Running
   bookings whose end moved since count as the same where no window the search tried can tell
   the two ends apart (both after ``T``, and no span on their nodes starts between them before
-  ``T + duration``: a window's peak is at its start or at a span's start).
+  ``T + duration``: a window's peak is at its start or at a span's start); under A-base, so do
+  bookings only added since that miss the window ``[T, T + duration)`` or its nodes.
 
 A job found again at the time it was reserved before is booked with that very placement; on
 the span table (:class:`~fluxgraph.sched.disagg.arrays.ArrayAllocator`) a reservation the
@@ -236,12 +237,13 @@ class MemoryBookings:
           candidates up to it are unchanged, the spans meet every window tried), and no other
           span on its nodes starts between the two ends before ``before.end`` (a window's peak
           is at its start or at a span's start, where both versions hold the same amounts);
-        * under the greedy lender rule, a booking added (none gone): every window the search
-          tried (and one starting at the new end, which holds no more than the candidate before
-          it) still fails, as placements only fail more with more spans; and at
-          ``before.start`` it meets no window, or touches none of ``before``'s nodes and no
-          rank up to its last lender, so the first nodes in either pass's order and the greedy
-          cover are the ones found.
+        * under A-base, a booking added (none gone): every window the search tried (and one
+          starting at the new end, which holds no more than the candidate before it) still
+          fails, as its one pass (``N`` free nodes of capacity >= ``M``) only fails more with
+          more spans; and at ``before.start`` it meets no window or none of ``before``'s nodes,
+          so the first free nodes in the pass's order are the ones found. (A-dis is not
+          monotone so: a span added on a free large node can make it a lender instead of a
+          compute node whose spare memory then covers what the chosen nodes lack.)
         """
         alloc = self.alloc
         if not isinstance(alloc, ArrayAllocator):
@@ -253,7 +255,7 @@ class MemoryBookings:
             ranks = (*nodes, *(lender for lender, _, _ in lent))
             old_end = was.pop((start, nodes, local, lent), None)
             if old_end is None:
-                if gone or not self._monotone or not _beside(before, start, end, ranks):
+                if gone or alloc.kind != "base" or not _beside(before, start, end, ranks):
                     return False
                 continue
             if start > now or min(end, old_end) <= before.start:
@@ -314,9 +316,8 @@ class MemoryBookings:
 
 
 def _beside(placement: Placement, start: int, end: int, ranks: tuple[int, ...]) -> bool:
-    """Whether spans on ``ranks`` over ``[start, end)`` leave ``placement`` as the allocator
-    chose it: they miss its window, or its nodes and every rank up to its last lender."""
+    """Whether spans on ``ranks`` over ``[start, end)`` leave an A-base ``placement`` as the
+    allocator chose it: they miss its window or its nodes."""
     if start >= placement.end or end <= placement.start:
         return True
-    reach = max((lender for lender, _, _ in placement.lent), default=-1)
-    return min(ranks) > reach and not set(ranks).intersection(placement.nodes)
+    return not set(ranks).intersection(placement.nodes)
