@@ -50,3 +50,17 @@ def workloads(draw):
             )
         )
     return MemoryMachineSpec(n, large), jobs
+
+
+def engine_schedules(spec, jobs, kind: str, **options) -> list[list[tuple]]:
+    """Every job's (id, start, end, nodes, local, lent, rejected) under the graph engine and
+    under the span-table engine, in that order (the two must be equal)."""
+    from fluxgraph.sched.disagg.sim import DisaggSimulator
+
+    return [
+        [
+            (r.job.id, r.start, r.end, r.nodes, r.local, r.lent, r.rejected)
+            for r in DisaggSimulator(spec, jobs, kind, engine=engine, **options).run().records
+        ]
+        for engine in ("graph", "arrays")
+    ]

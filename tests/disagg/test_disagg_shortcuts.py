@@ -3,7 +3,7 @@ scheduler's recall over moved and added bookings leaves every schedule as the gr
 
 from __future__ import annotations
 
-from disagg_strategies import JOB_MIB, allocator_ops
+from disagg_strategies import JOB_MIB, allocator_ops, engine_schedules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +11,6 @@ from fluxgraph.memory_machines import MemoryMachineSpec
 from fluxgraph.sched.disagg.alloc import MemoryRequest, Placement
 from fluxgraph.sched.disagg.arrays import ArrayAllocator
 from fluxgraph.sched.disagg.contention import APPS
-from fluxgraph.sched.disagg.sim import DisaggSimulator
 from fluxgraph.workload import Job
 
 
@@ -76,14 +75,7 @@ def _queued_workloads(draw):
 @given(_queued_workloads(), st.sampled_from(["base", "dis"]), st.booleans())
 def test_engines_agree_on_long_queues(work, kind, self_interference):
     spec, jobs = work
-    runs = [
-        DisaggSimulator(spec, jobs, kind, engine=engine, self_interference=self_interference).run()
-        for engine in ("graph", "arrays")
-    ]
-    graph, arrays = (
-        [(r.job.id, r.start, r.end, r.nodes, r.local, r.lent, r.rejected) for r in run.records]
-        for run in runs
-    )
+    graph, arrays = engine_schedules(spec, jobs, kind, self_interference=self_interference)
     assert graph == arrays
 
 
