@@ -292,6 +292,13 @@ class Matcher:
         """
         return _mark(self.traverser, target, status)
 
+    def properties_changed(self) -> None:
+        """Tell the matcher that vertex properties were edited after it was created (the
+        ``set-property`` command): recorded visits, which read the properties they scored
+        by, are dropped."""
+        if self.traverser.replay is not None:
+            self.traverser.replay.clear()
+
     def update(
         self, reader: str, text: str, job_id: int, at: int, duration: int, writer
     ) -> MatchOutcome:

@@ -56,6 +56,12 @@ class IdOrder:
             f"stop_on_k={self.stop_on_k})"
         )
 
+    @property
+    def replay_visits(self) -> bool:
+        """Whether the visit hooks keep no state between vertices (no node factor, no learned
+        order): the traverser may then replay a recorded visit (``traverser.replay``)."""
+        return not self.node_centric and not self.stop_on_k
+
     def dom_discover_vtx(self, graph, u: int) -> int:
         if self.node_centric and graph.types[u] == "node":
             vid = graph.ids[u]

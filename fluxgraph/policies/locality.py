@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from fluxgraph.policies.ids import choose_children
-from fluxgraph.policies.introsort import introsort
+from fluxgraph.policies.introsort import introsort_by_key
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 
 __all__ = ["LocalityAware", "run_starts"]
@@ -101,4 +101,4 @@ def _sort(groups: list[EGroup], starts: dict[int, int]) -> None:
     if len(groups) <= _STABLE_MAX or len({starts[g.score] for g in groups}) == len(groups):
         groups.sort(key=lambda g: starts[g.score], reverse=True)  # same order: stable or no ties
         return
-    introsort(groups, lambda a, b: starts[a.score] > starts[b.score])
+    introsort_by_key(groups, lambda g: -starts[g.score])  # (descending start)

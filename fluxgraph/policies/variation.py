@@ -10,6 +10,7 @@ reference.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -44,6 +45,12 @@ def perf_class(properties: dict[str, str]) -> int:
     text = properties.get("perf_class")
     if text is None:
         return PERF_CLASS_DEFAULT
+    return _parse_class(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_class(text: str) -> int:
+    """:func:`perf_class` of a present value (a pure function of the text: cached)."""
     m = _STOI_PREFIX.match(text)
     if m is None:
         return PERF_CLASS_DEFAULT
@@ -72,6 +79,8 @@ class VariationAware:
     stop_on_k: ClassVar[int] = 0
     #: No resource type is taken whole.
     exclusive_types: ClassVar[tuple[str, ...]] = ()
+    #: The visit hooks keep no state between vertices: a recorded visit may be replayed.
+    replay_visits: ClassVar[bool] = True
 
     def candidate_score(self, graph, u: int) -> int:
         """The score a top-level candidate that matches gets (:meth:`dom_finish_vtx`), known
@@ -84,6 +93,18 @@ class VariationAware:
         rejects the start time."""
         sort_by_score(groups, False)  # lowest first, as choose_top(..., False) sorts
         return True
+
+    def leaf_score(self, graph, u: int) -> int:
+        """The score :meth:`dom_finish_vtx` gives a leaf that has nothing to choose (the
+        traverser's fast leaf visit): its class score.
+
+        >>> from fluxgraph.graph import ResourceGraph
+        >>> g = ResourceGraph()
+        >>> u = g.add_vertex("core", "core", 0, properties={"perf_class": "2"})
+        >>> VariationAware().leaf_score(g, u)
+        3
+        """
+        return 1 + perf_class(graph.properties[u])
 
     def dom_discover_vtx(self, graph, u: int) -> int:
         """Nothing to do before the children are visited."""

@@ -426,6 +426,7 @@ def cmd_set_property(s: Session, args: list[str]) -> int:
         props = dict(graph.properties[v])
         props[key] = value
         graph.properties[v] = dict(sorted(props.items()))
+    s.matcher.properties_changed()
     return 0
 
 

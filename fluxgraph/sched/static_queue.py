@@ -14,9 +14,10 @@ jobs per fom value (:func:`fom_histogram`).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from errno import ENODEV
 from typing import Any
 
@@ -86,20 +87,36 @@ def node_jobspec(
     (a machine whose nodes hold one core pool). ``classes``: only nodes of these performance
     classes (the constraint ``{"or": [{"properties": ["pc<p>"]}, ...]}`` of spec §4.3).
 
+    The jobspec is validated once per shape below the node (:func:`_node_template`); each job's
+    node count and duration are set on that model.
+
     >>> js = node_jobspec(4, 600)
     >>> js.resources[0].type, js.resources[0].count_min, int(js.duration)
     ('node', 4, 600)
     """
+    template = _node_template(sockets, cores, tuple(classes))
+    node = template.resources[0]
+    system = template.attributes.system
+    return replace(
+        template,
+        resources=(replace(node, count_min=nodes, count_max=nodes),),
+        attributes=replace(template.attributes, system=replace(system, duration=float(walltime))),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _node_template(sockets: int, cores: int, classes: tuple[int, ...]) -> Any:
+    """:func:`node_jobspec`'s jobspec for one node and no duration, loaded and validated."""
     leaf = {"type": "core", "count": cores}
     inner = {"type": "socket", "count": sockets, "with": [leaf]} if sockets else leaf
     slot = {"type": "slot", "label": "default", "count": 1, "with": [inner]}
-    system: dict[str, Any] = {"duration": walltime}
+    system: dict[str, Any] = {"duration": 0}
     if classes:
         system["constraints"] = {"or": [{"properties": [f"pc{p}"]} for p in classes]}
     return load_jobspec(
         {
             "version": 9999,
-            "resources": [{"type": "node", "count": nodes, "exclusive": True, "with": [slot]}],
+            "resources": [{"type": "node", "count": 1, "exclusive": True, "with": [slot]}],
             "attributes": {"system": system},
             "tasks": [{"command": ["app"], "slot": "default", "count": {"per_slot": 1}}],
         }

@@ -15,6 +15,7 @@ from fluxgraph.graph import STATUS_UP, ResourceGraph
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 from fluxgraph.traverser.explore import Explorer
 from fluxgraph.traverser.pruning import PruningConfig
+from fluxgraph.traverser.replay import VisitReplay
 from fluxgraph.traverser.request import Request
 from fluxgraph.traverser.shortcut import plan_shortcut
 from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, Colors, avail_during
@@ -116,7 +117,11 @@ class Selector(Explorer):
         self.region_filter: tuple[set[int], set[int]] | None = None
         #: Shortcut probes of candidates no job holds: vertex -> (request shape, units).
         self.probe_memo: dict[int, tuple[tuple, int]] = {}
+        #: Recorded visits below vertices no job holds (``None``: not used, see
+        #: :mod:`fluxgraph.traverser.replay`).
+        self.replay: VisitReplay | None = None
         graph.schedule.grow(graph.num_vertices)
+        self._enable_replay()
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -149,6 +154,29 @@ class Selector(Explorer):
         self.regions = {}
         self.region_filter = None
         self.probe_memo = {}
+        self._enable_replay()
+
+    def _enable_replay(self) -> None:
+        """Record and replay visits where that is exact: this class's own visits, a policy
+        whose visit hooks keep no state, one subsystem, and a tree (no vertex with two
+        parents on it)."""
+        self.replay = None
+        if not (
+            self.plain_visits
+            and getattr(self.policy, "replay_visits", False)
+            and len(self.subsystems) == 1
+        ):
+            return
+        g = self.graph
+        seen = bytearray(g.num_vertices)
+        dst = g.edge_dst
+        for out in g.child_edges(self.dom):
+            for e in out:
+                v = dst[e]
+                if seen[v]:
+                    return
+                seen[v] = 1
+        self.replay = VisitReplay()
 
     def tick(self) -> None:
         """Start a new selection: bump the sequence number and whiten every vertex."""
@@ -278,17 +306,13 @@ class Selector(Explorer):
         colors = self.colors
         marks = colors.marks[dom]
         marks[u] = colors.base + 1
-        dfu = ScoringObject()
-        if kind == _SLOT_MATCH:
-            self.dom_slot(meta, u, nxt, nslots, pristine, dfu)
-        elif g.out_edges[u]:
-            self.dom_exp(meta, u, nxt, pristine, x_in, dfu)
-        # (a leaf has nothing to explore in any subsystem: its scoring object stays empty)
-        marks[u] = colors.base + 2
-        if policy.dom_finish_vtx(g, dom, u, requests, dfu) != 0:
-            self.errno = EBUSY
-            return -1
-        if (dfu.evals or dfu.hier_constrain_now) and self.resolve(dfu, to_parent) != 0:
+        below = (meta, u, requests, kind, nxt, nslots, pristine, x_in, to_parent)
+        replay = self.replay
+        if replay is not None and kind >= _RESOURCE_MATCH and g.out_edges[u]:
+            dfu = replay.visit(self, below)
+        else:
+            dfu = self.visit_below(*below)
+        if dfu is None:
             return -1
         to_parent.avail = a
         to_parent.overall_score = dfu.overall_score
@@ -298,6 +322,37 @@ class Selector(Explorer):
                 g.schedule.ephemeral[u] = {"label": r.label}
         self.postorder += 1
         return 1 if x_in else 0
+
+    def visit_below(
+        self,
+        meta: JobMeta,
+        u: int,
+        requests: list[Request],
+        kind: int,
+        nxt,
+        nslots: int,
+        pristine: bool,
+        x_in: bool,
+        to_parent: ScoringObject,
+    ) -> ScoringObject | None:
+        """The part of :meth:`dom_dfv` below ``u``: explore its children, let the policy choose
+        among them and resolve the choice; ``u``'s scoring object, ``None`` (errno set) when
+        ``u`` cannot serve."""
+        g = self.graph
+        dfu = ScoringObject()
+        if kind == _SLOT_MATCH:
+            self.dom_slot(meta, u, nxt, nslots, pristine, dfu)
+        elif g.out_edges[u]:
+            self.dom_exp(meta, u, nxt, pristine, x_in, dfu)
+        # (a leaf has nothing to explore in any subsystem: its scoring object stays empty)
+        colors = self.colors
+        colors.marks[self.dom][u] = colors.base + 2
+        if self.policy.dom_finish_vtx(g, self.dom, u, requests, dfu) != 0:
+            self.errno = EBUSY
+            return None
+        if (dfu.evals or dfu.hier_constrain_now) and self.resolve(dfu, to_parent) != 0:
+            return None
+        return dfu
 
     def visit_leaf(
         self,

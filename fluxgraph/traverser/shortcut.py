@@ -69,7 +69,7 @@ class Region:
         self.parent: dict[int, int] = {}
         self.candidates: list[int] = []
         self.node_ancestor = False
-        self.walk_order: list[int] | None = None
+        self.walk_order: list[tuple[int, list[int]]] | None = None
 
 
 def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
@@ -168,7 +168,10 @@ def plan_shortcut(
             if score > boundary:
                 break
             return None  # a tie at the boundary: only the full walk orders it exactly
-        if not _ancestors_pass(sel, meta, excl, requests, parent, passed, parent[v], dom):
+        ok = passed.get(parent[v])  # (siblings share their ancestors' answer)
+        if ok is None:
+            ok = _ancestors_pass(sel, meta, excl, requests, parent, passed, parent[v], dom)
+        if not ok:
             continue
         avail = _probe(sel, meta, v, requests, excl, memo_key)
         if avail > 0:
@@ -196,21 +199,23 @@ def _plan_by_sort(
     candidate: the chosen subset alone could then be split differently."""
     r = requests[0]
     policy = sel.policy
-    order = region.walk_order
-    if order is None:
-        order = region.walk_order = _walk_order(sel, root, region)
+    groups = region.walk_order
+    if groups is None:
+        groups = region.walk_order = _walk_order(sel, root, region)
     memo_key = _probe_key(r, excl, meta)
     parent = region.parent
     passed: dict[int, bool] = {root: True}
     dom = sel.dom
     g = sel.graph
+    score = policy.candidate_score
     gathered = []
-    for v in order:
-        if not _ancestors_pass(sel, meta, excl, requests, parent, passed, parent[v], dom):
+    for a, siblings in groups:
+        if not _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom):
             continue
-        avail = _probe(sel, meta, v, requests, excl, memo_key)
-        if avail > 0:
-            gathered.append(_Candidate(policy.candidate_score(g, v), avail, v))
+        for v in siblings:
+            avail = _probe(sel, meta, v, requests, excl, memo_key)
+            if avail > 0:
+                gathered.append(_Candidate(score(g, v), avail, v))
     if not policy.order_candidates(g, r.type, gathered, r.count_min):
         gathered = []  # the root rejects this start: the walk fails there too
     left = r.count_min
@@ -250,18 +255,24 @@ class _Candidate:
         self.vertex = vertex
 
 
-def _walk_order(sel: Selector, root: int, region: Region) -> list[int]:
-    """The region's candidates in the order a full walk visits them (child-edge order)."""
+def _walk_order(sel: Selector, root: int, region: Region) -> list[tuple[int, list[int]]]:
+    """The region's candidates in the order a full walk visits them (child-edge order), as
+    runs of siblings: ``(parent, [candidate, ...])`` (their ancestors are checked once)."""
     g = sel.graph
     children = g.child_edges(sel.dom)
     dst = g.edge_dst
     members, candidates = region.members, set(region.candidates)
-    out: list[int] = []
+    parent = region.parent
+    out: list[tuple[int, list[int]]] = []
     stack = [root]
     while stack:
         u = stack.pop()
         if u in candidates:
-            out.append(u)
+            a = parent[u]
+            if out and out[-1][0] == a:
+                out[-1][1].append(u)
+            else:
+                out.append((a, [u]))
             continue
         stack.extend(v for e in reversed(children[u]) if (v := dst[e]) in members)
     return out
@@ -270,9 +281,25 @@ def _walk_order(sel: Selector, root: int, region: Region) -> list[int]:
 def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> int:
     """The units candidate ``v`` offers (0: its visit fails), memoised for when no job holds
     anything below ``v`` during the request's window (``key``: the request's shape, ``None``:
-    not memoisable): the probe then sees what it sees below a ``v`` no job ever held."""
+    not memoisable): the probe then sees what it sees below a ``v`` no job ever held.
+
+    A candidate some job holds during the window fails an exclusive request at once (its
+    pruning's exclusivity check, :meth:`Selector.by_excl`, refuses it whatever else holds)."""
     g = sel.graph
-    untouched = key is not None and (not g.schedule.tags[v] or _free_in_window(g.schedule, v, meta))
+    sched = g.schedule
+    if sched.tags[v]:
+        r = requests[0]
+        xc = sched.x_checkers[v]
+        if (
+            (excl or r.exclusive is True)
+            and r.type not in sel.pool_types
+            and xc is not None
+            and xc.avail_resources_during(meta.at, meta.duration) < X_CHECKER_NJOBS
+        ):
+            return 0
+        untouched = key is not None and _free_in_window(sched, v, meta)
+    else:
+        untouched = key is not None
     if untouched:
         hit = sel.probe_memo.get(v)
         if hit is not None and hit[0] == key:

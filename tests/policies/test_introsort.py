@@ -114,9 +114,9 @@ def test_introsort_falls_back_to_heapsort_on_adversarial_input(monkeypatch):
     calls = []
     heapsort = introsort_module._heapsort
 
-    def spy(v, first, last, less):
+    def spy(v, first, last):
         calls.append(last - first)
-        heapsort(v, first, last, less)
+        heapsort(v, first, last)
 
     monkeypatch.setattr(introsort_module, "_heapsort", spy)
     order = _sorted_indices(keys)

@@ -28,14 +28,20 @@ def _hooks_score(policy, g: ResourceGraph, u: int, requests) -> int | None:
 
 
 def test_every_id_policy_offers_a_leaf_score():
-    assert {"low", "high", "first", "lonode", "hinode"} <= set(ID_POLICIES)
+    assert {"low", "high", "first", "lonode", "hinode", "variation", "classpack"} <= set(
+        ID_POLICIES
+    )
 
 
 @settings(max_examples=60, deadline=None)
 @given(
     name=st.sampled_from(ID_POLICIES),
     leaves=st.lists(
-        st.tuples(st.sampled_from(["core", "gpu", "node", "memory"]), st.integers(0, 500)),
+        st.tuples(
+            st.sampled_from(["core", "gpu", "node", "memory"]),
+            st.integers(0, 500),
+            st.sampled_from(["", "1", "4", " +2x", "-0", "random", "99999"]),
+        ),
         min_size=1,
         max_size=6,
     ),
@@ -44,7 +50,9 @@ def test_every_id_policy_offers_a_leaf_score():
 def test_leaf_score_equals_the_visit_hooks(name, leaves, open_nodes):
     g = ResourceGraph()
     ancestors = [g.add_vertex("node", "node", i) for i in open_nodes]
-    vertices = [g.add_vertex(t, t, i) for t, i in leaves]
+    vertices = [
+        g.add_vertex(t, t, i, properties={"perf_class": c} if c else None) for t, i, c in leaves
+    ]
     policy = POLICIES[name]()
     for a in ancestors:  # nodes whose visit is open: their factor is in the running sum
         assert policy.dom_discover_vtx(g, a) == 0

@@ -48,6 +48,7 @@ class FakeMatcher:
     runs: list[tuple[str, int]] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
     cancel_fails: bool = False
+    property_edits: int = 0
 
     @property
     def known_types(self):
@@ -70,6 +71,9 @@ class FakeMatcher:
         if self.cancel_fails:
             raise MatchError(f"cancel of job {job_id} failed", errno=EINVAL)
         self.cancelled.append(job_id)
+
+    def properties_changed(self):
+        self.property_edits += 1
 
 
 class FakeJobspecs:

@@ -248,7 +248,8 @@ def test_help_lists_every_command_or_the_named_ones():
 
 
 def test_properties_round_trip_and_messages():
-    s, out, _, _ = session()
+    matcher = FakeMatcher()
+    s, out, _, _ = session(matcher)
     run(s, "get-property /c0/node0")
     run(s, "set-property /c0/node0 perf=a=b")
     run(s, "set-property /c0/node0 amd=")
@@ -265,6 +266,7 @@ def test_properties_round_trip_and_messages():
         "alpha=1\nperf=a=b\n"
         "Could not find path /nowhere in resource graph.\n"
     )
+    assert matcher.property_edits == 2  # the two edits that changed a property
 
 
 def test_status_commands():

@@ -13,6 +13,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fluxgraph.jobspec import load as load_jobspec
 from fluxgraph.readers import load as load_graph
@@ -115,3 +117,30 @@ def test_queue_shape_matches_the_spec():
     assert len({(j.nodes, j.walltime) for j in q}) == 117 and max(sizes) <= 256
     assert all(j.submit == 0 and j.runtime == j.walltime for j in q)
     assert variation_queue(1) == q and variation_queue(2) != q
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    nodes=st.integers(1, 5000),
+    walltime=st.integers(1, 10**7),
+    sockets=st.integers(0, 4),
+    cores=st.integers(1, 64),
+    classes=st.lists(st.integers(1, 5), unique=True, max_size=3).map(sorted),
+)
+def test_node_jobspec_equals_the_loaded_jobspec(nodes, walltime, sockets, cores, classes):
+    """The per-job jobspec, derived from a template validated once, equals a fresh load."""
+    leaf = {"type": "core", "count": cores}
+    inner = {"type": "socket", "count": sockets, "with": [leaf]} if sockets else leaf
+    system = {"duration": walltime}
+    if classes:
+        system["constraints"] = {"or": [{"properties": [f"pc{p}"]} for p in classes]}
+    slot = {"type": "slot", "label": "default", "count": 1, "with": [inner]}
+    node = {"type": "node", "count": nodes, "exclusive": True, "with": [slot]}
+    task = {"command": ["app"], "slot": "default", "count": {"per_slot": 1}}
+    data = {"version": 9999, "resources": [node], "attributes": {"system": system}, "tasks": [task]}
+    ours, loaded = node_jobspec(nodes, walltime, sockets, cores, classes), load_jobspec(data)
+    assert ours == loaded
+    for attr in ("totals", "types", "exclusive_types", "duration"):
+        assert getattr(ours, attr) == getattr(loaded, attr), attr
+    assert ours.resources[0].effective_max == loaded.resources[0].effective_max
+    assert ours.resources[0].totals == loaded.resources[0].totals

@@ -1,0 +1,178 @@
+"""Replayed visits: the selection walk below a vertex no job holds during the request's window.
+
+Below a vertex ``u`` that no job holds during the window (no tag, or every tagged job's span
+off the window: the condition of the shortcut's probe memo, :mod:`fluxgraph.traverser.shortcut`),
+the walk sees what it sees below a ``u`` no job ever held. Once ``u`` has matched a request,
+the visit of its children is then a function of the request's shape below ``u``'s own count:
+the same visits, choices and edge marks every time. Filling a machine, most chosen nodes are
+such vertices, and a job takes every core of each (the variation case study: 39 vertices per
+node, walked once for the probe and once for the selection).
+
+So the first such visit of ``u`` for a shape is recorded: visit counts, the colours left on
+``u``'s subtree, the edges marked (with their needs and exclusivity), the errno it set and the
+score ``u`` hands to its parent. Later visits for the same shape replay the record. A visit is
+recorded only when its outcome reaches the parent as that score alone (the choice below ``u``
+was enforced on ``u``'s edges, nothing merged into the parent's candidates), for policies whose
+visit hooks keep no state between vertices (``replay_visits``), on a tree-shaped dominant
+subsystem walked alone, and without labels. Records are dropped when the graph, a status or a
+property changes (:meth:`VisitReplay.clear`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fluxgraph.traverser.shortcut import _free_in_window, _labelled, _shape
+
+if TYPE_CHECKING:
+    from fluxgraph.policies.scoring import ScoringObject
+    from fluxgraph.traverser.dfu import JobMeta, Selector
+
+__all__ = ["VisitReplay"]
+
+#: An errno no visit sets: tells whether a recorded visit set one.
+_UNSET = -(1 << 40)
+#: A vertex whose visits are not recorded (their outcome reaches the parent's candidates).
+_MERGES = ("merges",)
+
+
+class _Outcome:
+    """What a replayed visit hands back in place of the vertex's scoring object."""
+
+    __slots__ = ("overall_score",)
+
+    def __init__(self, score: int) -> None:
+        self.overall_score = score
+
+
+class VisitReplay:
+    """Recorded visits per vertex (see the module docstring).
+
+    Examples
+    --------
+    >>> from fluxgraph.matcher import Matcher
+    >>> from fluxgraph.sched.quartz import build_quartz
+    >>> from fluxgraph.sched.static_queue import node_jobspec
+    >>> from fluxgraph.writers.match.simple import SimpleWriter
+    >>> m = Matcher(build_quartz(1, 4, 2, 4), policy="high", prune="ALL:core,ALL:node")
+    >>> [m.run(node_jobspec(1, 60, 2, 4), "allocate", j, SimpleWriter()).rc for j in (1, 2, 3)]
+    [0, 0, 0]
+    >>> g = m.graph  # each job's node was probed (visit recorded), then walked (replayed)
+    >>> sorted(g.ids[v] for v in m.traverser.replay.memo if g.types[v] == "node")
+    [1, 2, 3]
+    """
+
+    __slots__ = ("memo", "subtrees")
+
+    def __init__(self) -> None:
+        #: vertex -> (key, record) of its last recorded visit (record ``_MERGES``: not kept).
+        self.memo: dict[int, tuple] = {}
+        self.subtrees: dict[int, list[int]] = {}
+
+    def clear(self) -> None:
+        """Drop every record (the graph, a status or a property changed)."""
+        self.memo.clear()
+        self.subtrees.clear()
+
+    def visit(self, sel: Selector, below: tuple) -> ScoringObject | _Outcome | None:
+        """``sel.visit_below(*below)`` of a matched vertex, replayed where it was recorded
+        (``below``: the arguments of :meth:`~fluxgraph.traverser.dfu.Selector.visit_below`)."""
+        meta, u, requests = below[0], below[1], below[2]
+        sched = sel.graph.schedule
+        if sched.tags[u] and not _free_in_window(sched, u, meta):
+            return sel.visit_below(*below)
+        key = _visit_key(sel, meta, u, requests, below[6], below[7])
+        if key is None:
+            return sel.visit_below(*below)
+        hit = self.memo.get(u)
+        if hit is not None and hit[0] == key:
+            rec = hit[1]
+            return sel.visit_below(*below) if rec is _MERGES else _apply(sel, rec)
+        return self._record(sel, u, key, below)
+
+    def _record(self, sel: Selector, u: int, key: tuple, below: tuple):
+        marked = sel.marked_edges
+        n0 = len(marked)
+        pre, post = sel.preorder, sel.postorder
+        saved, sel.errno = sel.errno, _UNSET
+        dfu = sel.visit_below(*below)
+        errno = sel.errno
+        if errno == _UNSET:
+            sel.errno, errno = saved, None
+        if dfu is None:  # (a failed visit is not recorded: it is rare below a free vertex)
+            return None
+        if (
+            (dfu.evals or dfu.hier_constrain_now)
+            and dfu.overall_score > 0
+            and (not dfu.hier_constrain_now)
+        ):
+            self.memo[u] = (key, _MERGES)
+            return dfu
+        base = sel.colors.base
+        marks = sel.colors.marks[sel.dom]
+        colours = [(w, marks[w] - base) for w in self._subtree(sel, u) if marks[w] > base]
+        e_needs, e_excl = sel.e_needs, sel.e_excl
+        edges = [(e, e_needs[e], e_excl[e]) for e in dict.fromkeys(marked[n0:])]
+        rec = (sel.preorder - pre, sel.postorder - post, colours, edges, errno, dfu.overall_score)
+        self.memo[u] = (key, rec)
+        return dfu
+
+    def _subtree(self, sel: Selector, u: int) -> list[int]:
+        """``u`` and every vertex below it on the dominant subsystem (cached)."""
+        out = self.subtrees.get(u)
+        if out is None:
+            g = sel.graph
+            children, dst = g.child_edges(sel.dom), g.edge_dst
+            out = []
+            stack = [u]
+            while stack:
+                v = stack.pop()
+                out.append(v)
+                stack.extend(dst[e] for e in children[v])
+            self.subtrees[u] = out
+        return out
+
+
+def _apply(sel: Selector, rec: tuple) -> _Outcome:
+    pre, post, colours, edges, errno, score = rec
+    sel.preorder += pre
+    sel.postorder += post
+    base = sel.colors.base
+    marks = sel.colors.marks[sel.dom]
+    for w, c in colours:
+        marks[w] = base + c
+    seq = sel.seq
+    e_needs, e_excl, e_seq = sel.e_needs, sel.e_excl, sel.e_seq
+    marked = sel.marked_edges
+    for e, needs, excl in edges:
+        e_needs[e] = needs
+        e_excl[e] = excl
+        e_seq[e] = seq
+        marked.append(e)
+    if errno is not None:
+        sel.errno = errno
+    return _Outcome(score)
+
+
+def _visit_key(sel: Selector, meta: JobMeta, u: int, requests, pristine: bool, x_in: bool):
+    """What a visit below a free ``u`` depends on besides the subtree (``None``: not
+    recorded): the requests' shapes without the own count of the one ``u`` matched, the
+    walk's flags, whether status counts, and the constraint."""
+    from fluxgraph.traverser.dfu import SATISFIABILITY  # (dfu imports this module)
+
+    constraint = meta.constraint
+    if constraint is not None:
+        try:
+            hash(constraint)
+        except TypeError:
+            return None
+    if _labelled(list(requests)):
+        return None
+    utype = sel.graph.types[u]
+    shapes = tuple(
+        (r.type, r.exclusive, tuple(sorted(r.user_data.items())), tuple(map(_shape, r.with_)))
+        if r.type == utype
+        else _shape(r)
+        for r in requests
+    )
+    return (shapes, pristine, x_in, meta.alloc_type == SATISFIABILITY, constraint)
