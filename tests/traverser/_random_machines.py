@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.sched.quartz import build_quartz
 from fluxgraph.writers.match.simple import SimpleWriter
 
 
@@ -145,3 +146,15 @@ def match_on_each(matchers, spec, op: str, job_id: int) -> list[tuple]:
         r = m.run(spec, op, job_id, w)
         outputs.append((r.rc, r.errno, r.at, w.emit()))
     return outputs
+
+
+@st.composite
+def quartz_machines(draw, per_rack: tuple[int, int]) -> tuple[ResourceGraph, bool]:
+    """``(machine, pooled)``: a small quartz (1-3 racks of ``per_rack`` nodes, 2 x 2 cores, or a
+    pooled node of 4 cores) with random performance classes 1-3."""
+    racks = draw(st.integers(1, 3))
+    nodes_per_rack = draw(st.integers(*per_rack))
+    nodes = racks * nodes_per_rack
+    classes = draw(st.lists(st.integers(1, 3), min_size=nodes, max_size=nodes))
+    pooled = draw(st.booleans())
+    return build_quartz(racks, nodes_per_rack, 2, 2, classes, pooled), pooled

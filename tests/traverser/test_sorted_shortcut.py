@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import copy
 
-from _random_machines import match_on_each
+from _random_machines import match_on_each, quartz_machines
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from fluxgraph import jobspec
 from fluxgraph.matcher import Matcher
-from fluxgraph.sched.quartz import build_quartz
 from fluxgraph.sched.static_queue import node_jobspec
 
 
@@ -37,17 +36,12 @@ def _partial(nodes: int, cores: int, duration: int):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    racks=st.integers(1, 3),
-    per_rack=st.integers(6, 14),
-    classes=st.lists(st.integers(1, 3), min_size=42, max_size=42),
-    pooled=st.booleans(),
+    quartz=quartz_machines((6, 14)),
     policy=st.sampled_from(["variation", "classpack", "classpack-strict"]),
     data=st.data(),
 )
-def test_class_policy_sessions_select_what_the_full_walk_selects(
-    racks, per_rack, classes, pooled, policy, data
-):
-    machine = build_quartz(racks, per_rack, 2, 2, classes[: racks * per_rack], pooled)
+def test_class_policy_sessions_select_what_the_full_walk_selects(quartz, policy, data):
+    machine, pooled = quartz
     fast = Matcher(machine, "CA", policy, prune="ALL:core,ALL:node")
     exact = Matcher(
         copy.deepcopy(machine),
@@ -56,7 +50,7 @@ def test_class_policy_sessions_select_what_the_full_walk_selects(
         prune="ALL:core,ALL:node",
         exact_visit_counts=True,
     )
-    nodes = racks * per_rack
+    nodes = len(machine.by_type["node"])
     live: list[int] = []
     for job_id in range(1, data.draw(st.integers(4, 16))):
         if live and data.draw(st.integers(0, 4)) == 0:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-from _random_machines import describe, jobspecs, machines, snapshot
+from _random_machines import describe, jobspecs, machines, quartz_machines, snapshot
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -77,18 +77,13 @@ def test_sessions_on_random_machines_replay_what_a_walk_does(machine, policy, da
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    racks=st.integers(1, 3),
-    per_rack=st.integers(2, 8),
-    classes=st.lists(st.integers(1, 3), min_size=24, max_size=24),
-    pooled=st.booleans(),
+    quartz=quartz_machines((2, 8)),
     policy=st.sampled_from(["high", "variation", "classpack", "classpack-strict"]),
     data=st.data(),
 )
-def test_whole_node_sessions_replay_what_a_walk_does(
-    racks, per_rack, classes, pooled, policy, data
-):
-    machine = build_quartz(racks, per_rack, 2, 2, classes[: racks * per_rack], pooled)
-    nodes = racks * per_rack
+def test_whole_node_sessions_replay_what_a_walk_does(quartz, policy, data):
+    machine, pooled = quartz
+    nodes = len(machine.by_type["node"])
     specs = st.builds(
         node_jobspec,
         st.integers(1, nodes),
