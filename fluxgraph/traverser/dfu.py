@@ -117,6 +117,8 @@ class Selector(Explorer):
         self.region_filter: tuple[set[int], set[int]] | None = None
         #: Shortcut probes of candidates no job holds: vertex -> (request shape, units).
         self.probe_memo: dict[int, tuple[tuple, int]] = {}
+        #: One object per distinct probe key (``shortcut._probe_key``).
+        self.probe_keys: dict[tuple, tuple] = {}
         #: Recorded visits below vertices no job holds (``None``: not used, see
         #: :mod:`fluxgraph.traverser.replay`).
         self.replay: VisitReplay | None = None

@@ -62,12 +62,14 @@ class VisitReplay:
     [1, 2, 3]
     """
 
-    __slots__ = ("memo", "subtrees")
+    __slots__ = ("memo", "recording", "subtrees")
 
     def __init__(self) -> None:
         #: vertex -> (key, record) of its last recorded visit (record ``_MERGES``: not kept).
         self.memo: dict[int, tuple] = {}
         self.subtrees: dict[int, list[int]] = {}
+        #: Whether a visit is being recorded (the visits below it are not recorded apart).
+        self.recording = False
 
     def clear(self) -> None:
         """Drop every record (the graph, a status or a property changed)."""
@@ -79,7 +81,8 @@ class VisitReplay:
         (``below``: the arguments of :meth:`~fluxgraph.traverser.dfu.Selector.visit_below`)."""
         meta, u, requests = below[0], below[1], below[2]
         sched = sel.graph.schedule
-        if sched.tags[u] and not _free_in_window(sched, u, meta):
+        if self.recording or (sched.tags[u] and not _free_in_window(sched, u, meta)):
+            # (inside a visit being recorded, the record of the outer vertex covers this one)
             return sel.visit_below(*below)
         key = _visit_key(sel, meta, u, requests, below[6], below[7])
         if key is None:
@@ -95,7 +98,11 @@ class VisitReplay:
         n0 = len(marked)
         pre, post = sel.preorder, sel.postorder
         saved, sel.errno = sel.errno, _UNSET
-        dfu = sel.visit_below(*below)
+        self.recording = True
+        try:
+            dfu = sel.visit_below(*below)
+        finally:
+            self.recording = False
         errno = sel.errno
         if errno == _UNSET:
             sel.errno, errno = saved, None

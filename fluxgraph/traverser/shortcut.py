@@ -155,7 +155,7 @@ def plan_shortcut(
             region.candidates, key=lambda v: sign * ids[v]
         )
     k = r.count_min
-    memo_key = _probe_key(r, excl, meta)
+    memo_key = _probe_key(sel, r, excl, meta)
     parent = region.parent
     passed: dict[int, bool] = {root: True}
     chosen: list[int] = []
@@ -202,7 +202,7 @@ def _plan_by_sort(
     groups = region.walk_order
     if groups is None:
         groups = region.walk_order = _walk_order(sel, root, region)
-    memo_key = _probe_key(r, excl, meta)
+    memo_key = _probe_key(sel, r, excl, meta)
     parent = region.parent
     passed: dict[int, bool] = {root: True}
     dom = sel.dom
@@ -302,7 +302,7 @@ def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> i
         untouched = key is not None
     if untouched:
         hit = sel.probe_memo.get(v)
-        if hit is not None and hit[0] == key:
+        if hit is not None and hit[0] is key:
             return hit[1]
     else:  # a visit that its pruning rejects fails whatever else holds: only prune then
         utype = g.types[v]
@@ -332,15 +332,16 @@ def _free_in_window(sched, v: int, meta: JobMeta) -> bool:
     return sched.x_checkers[v].avail_resources_during(meta.at, meta.duration) == X_CHECKER_NJOBS
 
 
-def _probe_key(r: Request, excl: bool, meta: JobMeta) -> tuple | None:
+def _probe_key(sel: Selector, r: Request, excl: bool, meta: JobMeta) -> tuple | None:
     """What a probe of an untouched candidate depends on besides the subtree: the request's
     shape below its own count, ``excl`` and whether status counts (``None``: a constraint
-    makes the probe depend on vertex properties too)."""
+    makes the probe depend on vertex properties too). Equal keys are one object (a memo hit
+    is then an identity test, not a comparison of nested shapes)."""
     from fluxgraph.traverser.dfu import SATISFIABILITY  # (dfu imports this module)
 
     if meta.constraint is not None:
         return None
-    return (
+    key = (
         r.type,
         r.exclusive,
         tuple(sorted(r.user_data.items())),
@@ -348,6 +349,7 @@ def _probe_key(r: Request, excl: bool, meta: JobMeta) -> tuple | None:
         excl,
         meta.alloc_type == SATISFIABILITY,
     )
+    return sel.probe_keys.setdefault(key, key)
 
 
 def _shape(r: Request) -> tuple:
