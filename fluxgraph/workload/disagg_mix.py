@@ -131,24 +131,11 @@ def make_mix(jobs: Sequence[Job], percent: float, nodes: int, index: int = 0) ->
     result's jobs keep their ids, sizes and runtimes and gain ``extra`` ``mem_mib``,
     ``app_id`` and ``large`` (spec §3.4 steps 2-5).
     """
-    if not jobs:
-        raise WorkloadError("an empty window has no mix")
-    ordered = sorted(jobs, key=lambda j: (j.submit, j.id))
-    hours = [j.nodes * j.runtime for j in ordered]
+    ordered, hours = _ordered(jobs)
     x = round(percent)
     large = flag_large(hours, percent, 1000 * index + x)
     rng = random.Random(7 + 1000 * index + x)
-    first, last = ordered[0].submit, ordered[-1].submit
-    span = max(1, last - first)
-    scale = sum(hours) / (nodes * span) / LOAD  # offered load rho0 scaled to LOAD
-    out = []
-    for job, big in zip(ordered, large, strict=True):
-        app, gb = _draw(rng, LARGE_APPS if big else NORMAL_APPS)
-        extra = {"mem_mib": round(gb * 1024), "app_id": app, "large": big}
-        submit = round((job.submit - first) * scale)
-        out.append(
-            Job(job.id, submit, job.runtime, job.walltime, job.procs, job.nodes, extra=extra)
-        )
+    out = _mixed(ordered, hours, large, rng, nodes, natural=False)
     return Workload.of(out, name=f"mix{x}-w{index}")
 
 
@@ -199,22 +186,43 @@ def natural_mix(jobs: Sequence[Job], nodes: int, index: int = 0) -> Workload:
     >>> [(j.submit, j.extra["large"], j.extra["mem_mib"]) for j in mix], mix.metadata["large_share"]
     ([(0, False, 1024), (14, True, 40960), (27, False, 2048)], '0.3333')
     """
-    if not jobs:
-        raise WorkloadError("an empty window has no mix")
-    ordered = sorted(jobs, key=lambda j: (j.submit, j.id))
-    hours = [j.nodes * j.runtime for j in ordered]
+    ordered, hours = _ordered(jobs)
     large = [j.extra["mem_mib"] > LARGE_ABOVE_MIB for j in ordered]
     share = sum(h for h, big in zip(hours, large, strict=True) if big) / sum(hours)
     rng = random.Random(7 + 1000 * index + round(100 * share))
+    out = _mixed(ordered, hours, large, rng, nodes, natural=True)
+    metadata = MappingProxyType({"large_share": f"{share:.4f}"})
+    return Workload.of(out, name=f"natural-w{index}", metadata=metadata)
+
+
+def _ordered(jobs: Sequence[Job]) -> tuple[list[Job], list[int]]:
+    """A window's jobs by submit time (then id) and their node-seconds."""
+    if not jobs:
+        raise WorkloadError("an empty window has no mix")
+    ordered = sorted(jobs, key=lambda j: (j.submit, j.id))
+    return ordered, [j.nodes * j.runtime for j in ordered]
+
+
+def _mixed(
+    ordered: list[Job],
+    hours: list[int],
+    large: list[bool],
+    rng: random.Random,
+    nodes: int,
+    natural: bool,
+) -> list[Job]:
+    """Spec §3.4 steps 3-5: each job's application drawn from its class's catalogue with
+    ``rng`` (its memory the drawn one, or its own where ``natural``), submit times scaled so
+    the offered load on ``nodes`` nodes is :data:`LOAD`."""
     first, last = ordered[0].submit, ordered[-1].submit
-    scale = sum(hours) / (nodes * max(1, last - first)) / LOAD
+    scale = sum(hours) / (nodes * max(1, last - first)) / LOAD  # offered load rho0 to LOAD
     out = []
     for job, big in zip(ordered, large, strict=True):
-        app, _ = _draw(rng, LARGE_APPS if big else NORMAL_APPS)
-        extra = {"mem_mib": job.extra["mem_mib"], "app_id": app, "large": big}
+        app, gb = _draw(rng, LARGE_APPS if big else NORMAL_APPS)
+        mem = job.extra["mem_mib"] if natural else round(gb * 1024)
+        extra = {"mem_mib": mem, "app_id": app, "large": big}
         submit = round((job.submit - first) * scale)
         out.append(
             Job(job.id, submit, job.runtime, job.walltime, job.procs, job.nodes, extra=extra)
         )
-    metadata = MappingProxyType({"large_share": f"{share:.4f}"})
-    return Workload.of(out, name=f"natural-w{index}", metadata=metadata)
+    return out
