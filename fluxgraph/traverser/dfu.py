@@ -17,7 +17,7 @@ from fluxgraph.traverser.explore import Explorer
 from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.replay import VisitReplay
 from fluxgraph.traverser.request import Request
-from fluxgraph.traverser.shortcut import plan_shortcut
+from fluxgraph.traverser.shortcut import is_tree, plan_shortcut
 from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, Colors, avail_during
 
 __all__ = [
@@ -162,23 +162,13 @@ class Selector(Explorer):
         """Record and replay visits where that is exact: this class's own visits, a policy
         whose visit hooks keep no state, one subsystem, and a tree (no vertex with two
         parents on it)."""
-        self.replay = None
-        if not (
+        exact = (
             self.plain_visits
             and getattr(self.policy, "replay_visits", False)
             and len(self.subsystems) == 1
-        ):
-            return
-        g = self.graph
-        seen = bytearray(g.num_vertices)
-        dst = g.edge_dst
-        for out in g.child_edges(self.dom):
-            for e in out:
-                v = dst[e]
-                if seen[v]:
-                    return
-                seen[v] = 1
-        self.replay = VisitReplay()
+            and is_tree(self.graph, self.dom)
+        )
+        self.replay = VisitReplay() if exact else None
 
     def tick(self) -> None:
         """Start a new selection: bump the sequence number and whiten every vertex."""

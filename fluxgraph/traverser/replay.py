@@ -108,11 +108,8 @@ class VisitReplay:
             sel.errno, errno = saved, None
         if dfu is None:  # (a failed visit is not recorded: it is rare below a free vertex)
             return None
-        if (
-            (dfu.evals or dfu.hier_constrain_now)
-            and dfu.overall_score > 0
-            and (not dfu.hier_constrain_now)
-        ):
+        if dfu.evals and dfu.overall_score > 0 and not dfu.hier_constrain_now:
+            # (resolve merged u's candidates into the parent's: not a score alone)
             self.memo[u] = (key, _MERGES)
             return dfu
         base = sel.colors.base

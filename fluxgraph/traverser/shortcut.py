@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from fluxgraph.traverser.dfu import JobMeta, Selector
     from fluxgraph.traverser.request import Request
 
-__all__ = ["Region", "plan_shortcut", "pristine_region"]
+__all__ = ["Region", "is_tree", "plan_shortcut", "pristine_region"]
 
 
 class Region:
@@ -72,6 +72,24 @@ class Region:
         self.walk_order: list[tuple[int, list[int]]] | None = None
 
 
+def is_tree(graph, subsystem: str) -> bool:
+    """Whether no vertex has two parents on ``subsystem``.
+
+    >>> from fluxgraph.machines import build_machine
+    >>> is_tree(build_machine("nodes=2,cores=2"), "containment")
+    True
+    """
+    seen = bytearray(graph.num_vertices)
+    dst = graph.edge_dst
+    for out in graph.child_edges(subsystem):
+        for e in out:
+            v = dst[e]
+            if seen[v]:
+                return False
+            seen[v] = 1
+    return True
+
+
 def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
     """The pass-through region of ``rtype`` below ``root`` on the dominant subsystem.
 
@@ -86,12 +104,8 @@ def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
     region = Region(key)
     types, dst = g.types, g.edge_dst
     children = g.child_edges(sel.dom)
-    in_degree = [0] * g.num_vertices
-    for out in children:
-        for e in out:
-            in_degree[dst[e]] += 1
     # Skipping candidates is exact only if no vertex can be reached through two parents.
-    region.tree = max(in_degree, default=0) <= 1
+    region.tree = is_tree(g, sel.dom)
     members, parent = region.members, region.parent
     members.add(root)
     stack = [root]
@@ -288,14 +302,9 @@ def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> i
     g = sel.graph
     sched = g.schedule
     if sched.tags[v]:
-        r = requests[0]
-        xc = sched.x_checkers[v]
-        if (
-            (excl or r.exclusive is True)
-            and r.type not in sel.pool_types
-            and xc is not None
-            and xc.avail_resources_during(meta.at, meta.duration) < X_CHECKER_NJOBS
-        ):
+        r = requests[0]  # (the one request, of the candidates' type)
+        x_in = excl or r.exclusive is True
+        if x_in and sel.by_excl(meta, v, x_in, r) < 0:
             return 0
         untouched = key is not None and _free_in_window(sched, v, meta)
     else:
