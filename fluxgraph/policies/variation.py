@@ -81,6 +81,9 @@ class VariationAware:
     exclusive_types: ClassVar[tuple[str, ...]] = ()
     #: The visit hooks keep no state between vertices: a recorded visit may be replayed.
     replay_visits: ClassVar[bool] = True
+    #: A vertex's score is its own (:meth:`leaf_score`, from its properties alone): subtrees
+    #: alike position by position, scores included, are visited alike (a record is shared).
+    replay_shared: ClassVar[bool] = True
 
     def candidate_score(self, graph, u: int) -> int:
         """The score a top-level candidate that matches gets (:meth:`dom_finish_vtx`), known

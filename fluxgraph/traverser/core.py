@@ -386,6 +386,77 @@ class Traverser(Selector):
             for lst in marked_children.values():
                 lst.sort()
 
+        leaves_inline = full and allocating and upd_by_outedges is None
+
+        def take_whole(children, acc, excl):
+            """The children of a vertex taken whole (``mod``): what ``walk`` does for each,
+            with its leaves' whole-size spans booked inline (most vertices below a node are
+            leaves: this is the hot loop of every exclusive match)."""
+            nonlocal level
+            n = 0
+            for e in children:
+                tgt = dst[e]
+                if marks[tgt] > base:
+                    continue
+                if child_edges[tgt]:
+                    k = walk(tgt, sizes[tgt], True, acc, True, excl)
+                    if k > 0:
+                        emit_edg(g, e, excl)
+                        n += k
+                    continue
+                # walk(tgt, ...) of a leaf taken whole, inline (same effects, same order)
+                level += 1
+                marks[tgt] = base + 2
+                n += 1
+                size = sizes[tgt]
+                p = plans[tgt]
+                if p is None and window_ok and size >= 0:
+                    plans[tgt] = SmallPlanner.holding(size, types[tgt], at, end, size)
+                    span = 1
+                else:
+                    if p is None:
+                        p = plans[tgt] = SmallPlanner(size, types[tgt])
+                    try:
+                        span = p.add_span(at, duration, size)
+                    except PlannerError:
+                        emit_edg(g, e, excl)  # (its level stays raised, as in walk)
+                        continue
+                if table is not None:
+                    d = table[tgt]
+                    if d is None:
+                        table[tgt] = {jobid: span}
+                    else:
+                        d[jobid] = span
+                d = tags[tgt]
+                if d is None:
+                    tags[tgt] = {jobid: jobid}
+                else:
+                    d[jobid] = jobid
+                p = x_checkers[tgt]
+                if p is None and window_ok:
+                    x_checkers[tgt] = SmallPlanner.holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
+                    span = 1
+                else:
+                    if p is None:
+                        p = x_checkers[tgt] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
+                    try:
+                        span = p.add_span(at, duration, 1)
+                    except PlannerError:
+                        emit_edg(g, e, excl)
+                        continue
+                d = x_spans[tgt]
+                if d is None:
+                    x_spans[tgt] = {jobid: span}
+                else:
+                    d[jobid] = span
+                utype = types[tgt]
+                if utype in ptypes:
+                    acc[utype] = acc.get(utype, 0) + size
+                emit_vtx(g, tgt, level, size, True, True)
+                level -= 1
+                emit_edg(g, e, excl)
+            return n
+
         def walk(u, needs, excl, to_parent, shadow, excl_parent):
             nonlocal level
             utype = types[u]
@@ -398,7 +469,9 @@ class Traverser(Selector):
             acc: dict[str, int] = {} if children else _NO_CHILDREN
             if children:
                 if mod:
-                    pass  # an exclusive-type vertex takes its whole subtree
+                    if leaves_inline:  # an exclusive-type vertex takes its whole subtree
+                        n += take_whole(children, acc, excl)
+                        children = ()
                 elif marked_children is not None:
                     children = marked_children.get(u, ())
                 else:  # only edges the selection marked
@@ -491,7 +564,7 @@ class Traverser(Selector):
             return walk(u, needs, excl, to_parent, shadow, excl_parent)
         finally:
             self.level = level
-            walk = None  # the closure refers to itself: break the cycle, leave no garbage
+            walk = take_whole = None  # closures referring to each other: leave no garbage
 
     def _upd_by_outedges(self, s: str, meta: JobMeta, u: int, e: int) -> None:
         subplans = self.graph.schedule.subplans[self.graph.edge_dst[e]]

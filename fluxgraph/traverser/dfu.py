@@ -33,7 +33,7 @@ __all__ = [
 
 ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
 _NONE_MATCH, _PRISTINE_NONE_MATCH, _RESOURCE_MATCH, _SLOT_MATCH = range(4)
-_CONSTRAINED_TYPES = ("node", "storage_node")
+CONSTRAINED_TYPES = ("node", "storage_node")
 _NO_EDGE = -1
 _EDGE_DEFAULTS = (("e_needs", 0), ("e_excl", False), ("e_seq", 0), ("e_weight", (1 << 64) - 1))
 #: End of the graph's time window (seconds from epoch 0), as in ``resource-query``.
@@ -168,7 +168,8 @@ class Selector(Explorer):
             and len(self.subsystems) == 1
             and is_tree(self.graph, self.dom)
         )
-        self.replay = VisitReplay() if exact else None
+        shared = exact and getattr(self.policy, "replay_shared", False)
+        self.replay = VisitReplay(shared) if exact else None
 
     def tick(self) -> None:
         """Start a new selection: bump the sequence number and whiten every vertex."""
@@ -482,7 +483,7 @@ class Selector(Explorer):
             return 0
         if (
             meta.constraint is not None
-            and utype in _CONSTRAINED_TYPES
+            and utype in CONSTRAINED_TYPES
             and not meta.constraint.matches(g.vertex(u))
         ):
             self.errno = EBUSY

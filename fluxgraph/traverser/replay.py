@@ -10,7 +10,12 @@ node, walked once for the probe and once for the selection).
 
 So the first such visit of ``u`` for a shape is recorded: visit counts, the colours left on
 ``u``'s subtree, the edges marked (with their needs and exclusivity), the errno it set and the
-score ``u`` hands to its parent. Later visits for the same shape replay the record. A visit is
+score ``u`` hands to its parent. Later visits for the same shape replay the record, and so do
+the first visits of vertices whose subtrees look alike to the walk (:meth:`VisitReplay.shape`:
+same types, sizes, statuses, out-degrees and policy scores position by position), with the
+record's vertices and edges translated by position, where the policy's scores come from each
+vertex alone (``replay_shared``: the 2,418 nodes of the variation case study are visited once).
+A visit is
 recorded only when its outcome reaches the parent as that score alone (the choice below ``u``
 was enforced on ``u``'s edges, nothing merged into the parent's candidates), for policies whose
 visit hooks keep no state between vertices (``replay_visits``), on a tree-shaped dominant
@@ -62,19 +67,28 @@ class VisitReplay:
     [1, 2, 3]
     """
 
-    __slots__ = ("memo", "recording", "subtrees")
+    __slots__ = ("memo", "recording", "shaped", "shapes", "shared", "subtrees")
 
-    def __init__(self) -> None:
+    def __init__(self, shared: bool = False) -> None:
         #: vertex -> (key, record) of its last recorded visit (record ``_MERGES``: not kept).
         self.memo: dict[int, tuple] = {}
         self.subtrees: dict[int, list[int]] = {}
         #: Whether a visit is being recorded (the visits below it are not recorded apart).
         self.recording = False
+        #: (shape, key) -> a record by positions (``None``: records are not shared).
+        self.shared: dict[tuple, tuple] | None = {} if shared else None
+        #: vertex -> (shape, subtree vertices, subtree edges), for shared records.
+        self.shaped: dict[int, tuple] = {}
+        self.shapes: dict[tuple, tuple] = {}
 
     def clear(self) -> None:
         """Drop every record (the graph, a status or a property changed)."""
         self.memo.clear()
         self.subtrees.clear()
+        self.shaped.clear()
+        self.shapes.clear()
+        if self.shared is not None:
+            self.shared.clear()
 
     def visit(self, sel: Selector, below: tuple) -> ScoringObject | _Outcome | None:
         """``sel.visit_below(*below)`` of a matched vertex, replayed where it was recorded
@@ -91,6 +105,13 @@ class VisitReplay:
         if hit is not None and hit[0] == key:
             rec = hit[1]
             return sel.visit_below(*below) if rec is _MERGES else _apply(sel, rec)
+        if self.shared is not None and not (meta.constraint and self.shape(sel, u)[3]):
+            shape, verts, edges, _ = self.shape(sel, u)
+            alike = self.shared.get((shape, key))
+            if alike is not None:
+                rec = _translate(alike, verts, edges, sel.policy.leaf_score(sel.graph, u))
+                self.memo[u] = (key, rec)
+                return _apply(sel, rec)
         return self._record(sel, u, key, below)
 
     def _record(self, sel: Selector, u: int, key: tuple, below: tuple):
@@ -119,7 +140,54 @@ class VisitReplay:
         edges = [(e, e_needs[e], e_excl[e]) for e in dict.fromkeys(marked[n0:])]
         rec = (sel.preorder - pre, sel.postorder - post, colours, edges, errno, dfu.overall_score)
         self.memo[u] = (key, rec)
+        if self.shared is not None and not (below[0].constraint and self.shape(sel, u)[3]):
+            self._share(sel, u, key, rec)
         return dfu
+
+    def _share(self, sel: Selector, u: int, key: tuple, rec: tuple) -> None:
+        """Keep ``rec`` by positions in ``u``'s subtree, for the vertices shaped like ``u``."""
+        if rec[5] != sel.policy.leaf_score(sel.graph, u):
+            return  # (the score is not u's own: it cannot be carried over)
+        shape, verts, edges, _ = self.shape(sel, u)
+        vpos = {w: i for i, w in enumerate(verts)}
+        epos = {e: i for i, e in enumerate(edges)}
+        if any(e not in epos for e, _, _ in rec[3]):
+            return
+        colours = [(vpos[w], c) for w, c in rec[2]]
+        marked = [(epos[e], needs, excl) for e, needs, excl in rec[3]]
+        self.shared[(shape, key)] = (rec[0], rec[1], colours, marked, rec[4])
+
+    def shape(self, sel: Selector, u: int) -> tuple:
+        """``(shape, vertices, edges, guarded)`` of ``u``'s subtree (cached): its vertices in
+        walk order, the child edges of each in turn, and what a visit below ``u`` reads of them
+        position by position -- type, size, status, out-degree, the policy's score (below
+        ``u``) and each edge's target. Two free subtrees of one shape are visited alike, up to
+        the translation between their vertex and edge lists; ``guarded``: a vertex below ``u``
+        is of a type a constraint tests (its properties, which the shape omits, then count).
+        Equal shapes are one object."""
+        from fluxgraph.traverser.dfu import CONSTRAINED_TYPES  # (dfu imports this module)
+
+        got = self.shaped.get(u)
+        if got is not None:
+            return got
+        g = sel.graph
+        children, dst = g.child_edges(sel.dom), g.edge_dst
+        types, sizes, status, out_edges = g.types, g.sizes, g.status, g.out_edges
+        score = sel.policy.leaf_score
+        verts = self._subtree(sel, u)
+        vpos = {w: i for i, w in enumerate(verts)}
+        edges = [e for w in verts for e in children[w]]
+        shape = (
+            tuple(
+                (types[w], sizes[w], status[w], len(out_edges[w]), score(g, w) if i else 0)
+                for i, w in enumerate(verts)
+            ),
+            tuple(vpos[dst[e]] for e in edges),
+        )
+        shape = self.shapes.setdefault(shape, shape)
+        guarded = any(types[w] in CONSTRAINED_TYPES for w in verts[1:])
+        got = self.shaped[u] = (shape, verts, edges, guarded)
+        return got
 
     def _subtree(self, sel: Selector, u: int) -> list[int]:
         """``u`` and every vertex below it on the dominant subsystem (cached)."""
@@ -156,6 +224,19 @@ def _apply(sel: Selector, rec: tuple) -> _Outcome:
     if errno is not None:
         sel.errno = errno
     return _Outcome(score)
+
+
+def _translate(alike: tuple, verts: list[int], edges: list[int], score: int) -> tuple:
+    """A record by positions (:meth:`VisitReplay._share`) for the subtree ``verts``/``edges``."""
+    pre, post, colours, marked, errno = alike
+    return (
+        pre,
+        post,
+        [(verts[i], c) for i, c in colours],
+        [(edges[i], needs, excl) for i, needs, excl in marked],
+        errno,
+        score,
+    )
 
 
 def _visit_key(sel: Selector, meta: JobMeta, u: int, requests, pristine: bool, x_in: bool):

@@ -119,3 +119,21 @@ def test_a_property_edit_drops_the_records():
         m.properties_changed()
     assert not fast.traverser.replay.memo
     assert _match(fast, spec, "allocate", 2) == _match(slow, spec, "allocate", 2)
+
+
+def test_nodes_alike_share_one_record():
+    machine = build_quartz(1, 8, 2, 2, [1, 2, 3, 1, 2, 3, 1, 2], False)
+    node5 = next(v for v in machine.by_type["node"] if machine.ids[v] == 5)
+    children, dst = machine.child_edges("containment"), machine.edge_dst
+    socket = dst[children[node5][0]]
+    core = dst[children[socket][1]]
+    machine.properties[core] = {"perf_class": "2"}  # node 5's subtree scores differently
+    m = Matcher(machine, "CA", "variation", prune="ALL:core,ALL:node")
+    visited = []
+    visit_below = m.traverser.visit_below
+    m.traverser.visit_below = lambda *below: visited.append(below[1]) or visit_below(*below)
+    assert m.run(node_jobspec(1, 60, 2, 2), "allocate", 1, SimpleWriter()).rc == 0
+    g = m.graph
+    # every node was probed; only the first of the seven alike and node 5 were walked below
+    assert [g.ids[v] for v in visited if g.types[v] == "node"] == [0, 5]
+    assert {g.ids[v] for v in m.traverser.replay.memo if g.types[v] == "node"} == set(range(8))
