@@ -62,6 +62,13 @@ class IdOrder:
         order): the traverser may then replay a recorded visit (``traverser.replay``)."""
         return not self.node_centric and not self.stop_on_k
 
+    @property
+    def replay_shared(self) -> bool:
+        """Whether a vertex's score is its own (:meth:`leaf_score`) and scores are compared only
+        between vertices of one type: subtrees alike up to a shift of each type's ids are
+        then visited alike (a recorded visit is shared, ``traverser.replay``)."""
+        return self.replay_visits
+
     def dom_discover_vtx(self, graph, u: int) -> int:
         if self.node_centric and graph.types[u] == "node":
             vid = graph.ids[u]

@@ -81,8 +81,9 @@ class VariationAware:
     exclusive_types: ClassVar[tuple[str, ...]] = ()
     #: The visit hooks keep no state between vertices: a recorded visit may be replayed.
     replay_visits: ClassVar[bool] = True
-    #: A vertex's score is its own (:meth:`leaf_score`, from its properties alone): subtrees
-    #: alike position by position, scores included, are visited alike (a record is shared).
+    #: A vertex's score is its own (:meth:`leaf_score`) and scores are compared only between
+    #: vertices of one type: subtrees alike up to a shift of each type's scores are visited
+    #: alike (a recorded visit is shared, ``traverser.replay``).
     replay_shared: ClassVar[bool] = True
 
     def candidate_score(self, graph, u: int) -> int:

@@ -160,11 +160,14 @@ class VisitReplay:
     def shape(self, sel: Selector, u: int) -> tuple:
         """``(shape, vertices, edges, guarded)`` of ``u``'s subtree (cached): its vertices in
         walk order, the child edges of each in turn, and what a visit below ``u`` reads of them
-        position by position -- type, size, status, out-degree, the policy's score (below
-        ``u``) and each edge's target. Two free subtrees of one shape are visited alike, up to
-        the translation between their vertex and edge lists; ``guarded``: a vertex below ``u``
-        is of a type a constraint tests (its properties, which the shape omits, then count).
-        Equal shapes are one object."""
+        position by position -- type, size, status, out-degree, each edge's target and, below
+        ``u``, the policy's score relative to the first of its type. Two free subtrees of one
+        shape are visited alike, up to the translation between their vertex and edge lists: a
+        ``replay_shared`` policy compares scores only between vertices of one type (or sums
+        over slots of one make-up) and with 0, so shifting each type's positive scores by a
+        constant changes no choice. ``guarded``: a vertex below ``u`` is of a type a
+        constraint tests (its properties, which the shape omits, then count). Equal shapes are
+        one object."""
         from fluxgraph.traverser.dfu import CONSTRAINED_TYPES  # (dfu imports this module)
 
         got = self.shaped.get(u)
@@ -177,13 +180,14 @@ class VisitReplay:
         verts = self._subtree(sel, u)
         vpos = {w: i for i, w in enumerate(verts)}
         edges = [e for w in verts for e in children[w]]
-        shape = (
-            tuple(
-                (types[w], sizes[w], status[w], len(out_edges[w]), score(g, w) if i else 0)
-                for i, w in enumerate(verts)
-            ),
-            tuple(vpos[dst[e]] for e in edges),
-        )
+        first: dict[str, int] = {}  # each type's scores relative to its first vertex's
+        looks = [(types[u], sizes[u], status[u], len(out_edges[u]))]
+        for w in verts[1:]:
+            t, s = types[w], score(g, w)
+            # (a score not above 0 reads as unmatched: such a subtree keeps its shape to itself)
+            rel = s - first.setdefault(t, s) if s > 0 else ("own", w)
+            looks.append((t, sizes[w], status[w], len(out_edges[w]), rel))
+        shape = (tuple(looks), tuple(vpos[dst[e]] for e in edges))
         shape = self.shapes.setdefault(shape, shape)
         guarded = any(types[w] in CONSTRAINED_TYPES for w in verts[1:])
         got = self.shaped[u] = (shape, verts, edges, guarded)
