@@ -223,11 +223,24 @@ def _plan_by_sort(
     g = sel.graph
     score = policy.candidate_score
     gathered = []
+    # (the probe's two usual answers inline: a held candidate an exclusive request refuses,
+    # and a memo hit; every candidate is probed, so this loop is the shortcut's hot path)
+    tags, memo, by_excl = g.schedule.tags, sel.probe_memo, sel.by_excl
+    x_in = excl or r.exclusive is True
     for a, siblings in groups:
         if not _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom):
             continue
         for v in siblings:
-            avail = _probe(sel, meta, v, requests, excl, memo_key)
+            if not tags[v]:
+                hit = memo.get(v)
+                if hit is not None and hit[0] is memo_key and memo_key is not None:
+                    avail = hit[1]
+                else:
+                    avail = _probe(sel, meta, v, requests, excl, memo_key)
+            elif x_in and by_excl(meta, v, x_in, r) < 0:
+                continue
+            else:
+                avail = _probe(sel, meta, v, requests, excl, memo_key)
             if avail > 0:
                 gathered.append(_Candidate(score(g, v), avail, v))
     if not policy.order_candidates(g, r.type, gathered, r.count_min):

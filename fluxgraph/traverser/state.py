@@ -152,11 +152,14 @@ class SmallPlanner:
         if big is not None or len(spans) >= SMALL_SPANS:
             return (big or self._promote()).add_span(start, duration, request)
         end = start + duration
+        for s, e, a in spans.values():
+            if s < end and e > start and a:
+                used = self._used(start, end)
+                break
+        else:  # the usual case: no span in the window (one pass, no peak to find)
+            used = 0
         if (
-            start >= 0
-            and duration >= 1
-            and end <= INT64_MAX
-            and 0 <= request <= self._total - self._used(start, end)
+            start >= 0 and duration >= 1 and end <= INT64_MAX and 0 <= request <= self._total - used
         ):  # the usual case: a valid span that fits (else the checks below name the error)
             self._counter = sid = self._counter + 1
             spans[sid] = (start, end, request)
