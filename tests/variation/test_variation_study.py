@@ -46,6 +46,7 @@ def test_study_cells_report_and_figures(tmp_path):
     assert by_id["V3s"].passed is True  # strict: one class for every job
     assert by_id["V4"].passed is not None
     assert "socket: high" in by_id["V5"].ours and "pooled: high" in by_id["V5"].ours
+    assert by_id["V5"].passed is None  # low and variation were not timed on the socketed machine
     # both machines select the same nodes: equal starts for every job
     node, socket = ({r.params["policy"]: r.metrics for r in rows if r.params["lod"] == lod
                      and not r.params["exact"]} for lod in ("node", "socket"))  # fmt: skip

@@ -79,6 +79,9 @@ REFERENCE_AVOIDABLE = {1: 18, 2: 10, 3: 13, 4: 11, 5: 14, 6: 21}
 REFERENCE_SECONDS = {"high": 5.9, "variation": 20.4}
 #: Issue 15's speed target: the 200-job case study per policy (seconds).
 TARGET_SECONDS = 5.0
+#: The policies issue 15's speed target names: the three of the paper and class packing
+#: (slack 0, spec §4.3's default); the budgeted and strict variants are timed beside.
+SPEED_POLICIES = ("high", "low", "variation", "classpack")
 
 
 def avoidable_spread(records: list[JobRecord], classes: list[int]) -> int:
@@ -514,14 +517,16 @@ def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
     times, pooled = seconds("socket"), seconds("node")
     ours = "socket: " + (", ".join(f"{p} {t:.1f} s" for p, t in times.items()) or "not run")
     ours += "; pooled: " + (", ".join(f"{p} {t:.1f} s" for p, t in pooled.items()) or "not run")
+    timed = [times[p] for p in SPEED_POLICIES if p in times]
     out.append(
         Criterion(
             "V5",
             "Fig. 7b totals 54.96 s, 52.87 s",
             ours,
             f"the 200-job case study (seed 1, the spec's socketed machine) under "
-            f"{TARGET_SECONDS:g} CPU s per policy",
-            all(t < TARGET_SECONDS for t in times.values()) if times else None,
+            f"{TARGET_SECONDS:g} CPU s for each of {', '.join(SPEED_POLICIES)} (the issue's "
+            "policies; the other variants timed beside)",
+            all(t < TARGET_SECONDS for t in timed) if len(timed) == len(SPEED_POLICIES) else None,
             ", ".join(f"{p} {t} s" for p, t in REFERENCE_SECONDS.items()),
         )
     )
