@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["MAX_GRAPH_DEPTH", "graph_depth", "walk_depth"]
+__all__ = ["MAX_GRAPH_DEPTH", "graph_depth", "tree_depth", "walk_depth"]
 
 #: Deepest graph accepted, in vertices on the longest root-to-leaf path.
 MAX_GRAPH_DEPTH = 128
@@ -65,8 +65,40 @@ def graph_depth(
     for sub, root in graph.roots.items():
         if subsystems is not None and sub not in subsystems:
             continue
-        kids = graph.children(sub)
-        depth = max(depth, walk_depth([root], kids.__getitem__, limit))
+        levels = tree_depth(graph, sub, root, limit)
+        if levels is None:
+            levels = walk_depth([root], graph.children(sub).__getitem__, limit)
+        depth = max(depth, levels)
         if depth > limit:
             break
+    return depth
+
+
+def tree_depth(graph, subsystem: str, root: int, limit: int = MAX_GRAPH_DEPTH) -> int | None:
+    """The depth below ``root`` level by level, where ``subsystem`` is a tree hanging from it
+    (no vertex with two parents, none above ``root``): a depth-first walk's deepest stack is
+    then the number of levels. ``None`` where it is not such a tree.
+
+    >>> from fluxgraph.machines import build_machine
+    >>> g = build_machine("nodes=2,cores=2")
+    >>> tree_depth(g, "containment", g.roots["containment"])
+    3
+    """
+    out = graph.child_edges(subsystem)
+    dst = graph.edge_dst
+    parents = bytearray(graph.num_vertices)
+    for edges in out:
+        for e in edges:
+            v = dst[e]
+            if parents[v]:
+                return None
+            parents[v] = 1
+    if parents[root]:
+        return None
+    level, depth = [root], 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return limit + 1
+        level = [dst[e] for u in level for e in out[u]]
     return depth
