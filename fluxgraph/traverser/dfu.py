@@ -18,7 +18,16 @@ from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.replay import VisitReplay
 from fluxgraph.traverser.request import Request
 from fluxgraph.traverser.shortcut import is_tree, plan_shortcut
-from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, Colors, avail_during
+from fluxgraph.traverser.state import (
+    ALLOC,
+    ALLOC_ORELSE_RESERVE,
+    INT64_MAX,
+    NO_ALLOC,
+    SATISFIABILITY,
+    X_CHECKER_NJOBS,
+    Colors,
+    avail_during,
+)
 
 __all__ = [
     "ALLOC",
@@ -31,7 +40,6 @@ __all__ = [
     "fill_slot",
 ]
 
-ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
 _NONE_MATCH, _PRISTINE_NONE_MATCH, _RESOURCE_MATCH, _SLOT_MATCH = range(4)
 CONSTRAINED_TYPES = ("node", "storage_node")
 _NO_EDGE = -1

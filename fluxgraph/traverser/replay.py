@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fluxgraph.traverser.shortcut import _free_in_window, _labelled, _shape
+from fluxgraph.traverser.state import SATISFIABILITY
 
 if TYPE_CHECKING:
     from fluxgraph.policies.scoring import ScoringObject
@@ -95,7 +96,7 @@ class VisitReplay:
         (``below``: the arguments of :meth:`~fluxgraph.traverser.dfu.Selector.visit_below`)."""
         meta, u, requests = below[0], below[1], below[2]
         sched = sel.graph.schedule
-        if self.recording or (sched.tags[u] and not _free_in_window(sched, u, meta)):
+        if self.recording or (sched.tags[u] and not _free_in_window(sel, u, meta)):
             # (inside a visit being recorded, the record of the outer vertex covers this one)
             return sel.visit_below(*below)
         key = _visit_key(sel, meta, u, requests, below[6], below[7])
@@ -135,7 +136,7 @@ class VisitReplay:
             return dfu
         base = sel.colors.base
         marks = sel.colors.marks[sel.dom]
-        colours = [(w, marks[w] - base) for w in self._subtree(sel, u) if marks[w] > base]
+        colours = [(w, marks[w] - base) for w in self.subtree(sel, u) if marks[w] > base]
         e_needs, e_excl = sel.e_needs, sel.e_excl
         edges = [(e, e_needs[e], e_excl[e]) for e in dict.fromkeys(marked[n0:])]
         rec = (sel.preorder - pre, sel.postorder - post, colours, edges, errno, dfu.overall_score)
@@ -177,7 +178,7 @@ class VisitReplay:
         children, dst = g.child_edges(sel.dom), g.edge_dst
         types, sizes, status, out_edges = g.types, g.sizes, g.status, g.out_edges
         score = sel.policy.leaf_score
-        verts = self._subtree(sel, u)
+        verts = self.subtree(sel, u)
         vpos = {w: i for i, w in enumerate(verts)}
         edges = [e for w in verts for e in children[w]]
         first: dict[str, int] = {}  # each type's scores relative to its first vertex's
@@ -193,7 +194,7 @@ class VisitReplay:
         got = self.shaped[u] = (shape, verts, edges, guarded)
         return got
 
-    def _subtree(self, sel: Selector, u: int) -> list[int]:
+    def subtree(self, sel: Selector, u: int) -> list[int]:
         """``u`` and every vertex below it on the dominant subsystem (cached)."""
         out = self.subtrees.get(u)
         if out is None:
@@ -247,8 +248,6 @@ def _visit_key(sel: Selector, meta: JobMeta, u: int, requests, pristine: bool, x
     """What a visit below a free ``u`` depends on besides the subtree (``None``: not
     recorded): the requests' shapes without the own count of the one ``u`` matched, the
     walk's flags, whether status counts, and the constraint."""
-    from fluxgraph.traverser.dfu import SATISFIABILITY  # (dfu imports this module)
-
     constraint = meta.constraint
     if constraint is not None:
         try:

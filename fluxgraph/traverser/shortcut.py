@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.scoring import ScoringObject
-from fluxgraph.traverser.state import X_CHECKER_NJOBS
+from fluxgraph.traverser.state import ALLOC, NO_ALLOC, SATISFIABILITY, X_CHECKER_NJOBS
 
 if TYPE_CHECKING:
     from fluxgraph.traverser.dfu import JobMeta, Selector
@@ -319,7 +319,7 @@ def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> i
         x_in = excl or r.exclusive is True
         if x_in and sel.by_excl(meta, v, x_in, r) < 0:
             return 0
-        untouched = key is not None and _free_in_window(sched, v, meta)
+        untouched = key is not None and _free_in_window(sel, v, meta)
     else:
         untouched = key is not None
     if untouched:
@@ -338,20 +338,28 @@ def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> i
     return avail
 
 
-def _free_in_window(sched, v: int, meta: JobMeta) -> bool:
+def _free_in_window(sel: Selector, v: int, meta: JobMeta) -> bool:
     """Whether the jobs holding something below ``v`` all stay out of the request's window.
 
     Every job below ``v`` has a span of its window on ``v``'s exclusivity checker, so a free
     checker means no planner below ``v`` is used in the window; where a checker span is
-    missing for a tagged job (a partial cancel's quirk), or the window starts now (where an
-    exclusive request also refuses any vertex with an allocation, whatever its window), no.
+    missing for a tagged job (a partial cancel's quirk), no. An allocation made now refuses
+    an exclusive request below it whatever its window (:meth:`Selector.by_excl`): a window
+    starting now is free only with no allocation below ``v`` (found on the replay's cached
+    subtree; without replay, not free).
     """
-    if meta.at == meta.now:
-        return False
+    sched = sel.graph.schedule
     spans, tags = sched.x_spans[v], sched.tags[v]
     if not spans or len(spans) != len(tags):
         return False
-    return sched.x_checkers[v].avail_resources_during(meta.at, meta.duration) == X_CHECKER_NJOBS
+    if sched.x_checkers[v].avail_resources_during(meta.at, meta.duration) != X_CHECKER_NJOBS:
+        return False
+    if meta.at == meta.now and meta.alloc_type in (ALLOC, NO_ALLOC):
+        if sel.replay is None:
+            return False
+        allocations = sched.allocations
+        return not any(allocations[w] for w in sel.replay.subtree(sel, v))
+    return True
 
 
 def _probe_key(sel: Selector, r: Request, excl: bool, meta: JobMeta) -> tuple | None:
@@ -359,8 +367,6 @@ def _probe_key(sel: Selector, r: Request, excl: bool, meta: JobMeta) -> tuple | 
     shape below its own count, ``excl`` and whether status counts (``None``: a constraint
     makes the probe depend on vertex properties too). Equal keys are one object (a memo hit
     is then an identity test, not a comparison of nested shapes)."""
-    from fluxgraph.traverser.dfu import SATISFIABILITY  # (dfu imports this module)
-
     if meta.constraint is not None:
         return None
     key = (

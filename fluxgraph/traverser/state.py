@@ -26,6 +26,9 @@ __all__ = [
 
 #: Total of an exclusivity-checker planner: one unit per job touching the vertex.
 X_CHECKER_NJOBS = 1 << 30
+#: What a match books (``JobMeta.alloc_type``): an allocation, nothing, a reservation, or
+#: nothing while ignoring status (satisfiability).
+ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
 
 
 #: Spans a :class:`SmallPlanner` holds before it becomes a :class:`Planner`.
