@@ -295,7 +295,8 @@ class Matcher:
     def properties_changed(self) -> None:
         """Tell the matcher that vertex properties were edited after it was created (the
         ``set-property`` command): recorded visits, which read the properties they scored
-        by, are dropped."""
+        by, are dropped, and so are the candidates' scores."""
+        self.traverser.candidate_scores.clear()
         if self.traverser.replay is not None:
             self.traverser.replay.clear()
 

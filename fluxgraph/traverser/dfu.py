@@ -125,6 +125,8 @@ class Selector(Explorer):
         self.region_filter: tuple[set[int], set[int]] | None = None
         #: Shortcut probes of candidates no job holds: vertex -> (request shape, units).
         self.probe_memo: dict[int, tuple[tuple, int]] = {}
+        #: Candidate vertex -> the policy's ``candidate_score`` (from its properties).
+        self.candidate_scores: dict[int, int] = {}
         #: One object per distinct probe key (``shortcut._probe_key``).
         self.probe_keys: dict[tuple, tuple] = {}
         #: Recorded visits below vertices no job holds (``None``: not used, see
@@ -164,6 +166,7 @@ class Selector(Explorer):
         self.regions = {}
         self.region_filter = None
         self.probe_memo = {}
+        self.candidate_scores = {}
         self._enable_replay()
 
     def _enable_replay(self) -> None:

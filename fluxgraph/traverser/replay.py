@@ -195,17 +195,16 @@ class VisitReplay:
         return got
 
     def subtree(self, sel: Selector, u: int) -> list[int]:
-        """``u`` and every vertex below it on the dominant subsystem (cached)."""
+        """``u`` and every vertex below it on the dominant subsystem, level by level (cached;
+        the subsystem is a tree where replay is on)."""
         out = self.subtrees.get(u)
         if out is None:
             g = sel.graph
             children, dst = g.child_edges(sel.dom), g.edge_dst
-            out = []
-            stack = [u]
-            while stack:
-                v = stack.pop()
-                out.append(v)
-                stack.extend(dst[e] for e in children[v])
+            out = level = [u]
+            while level:
+                level = [dst[e] for v in level for e in children[v]]
+                out = out + level
             self.subtrees[u] = out
         return out
 

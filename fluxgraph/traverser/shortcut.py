@@ -226,6 +226,7 @@ def _plan_by_sort(
     # (the probe's two usual answers inline: a held candidate an exclusive request refuses,
     # and a memo hit; every candidate is probed, so this loop is the shortcut's hot path)
     tags, memo, by_excl = g.schedule.tags, sel.probe_memo, sel.by_excl
+    scores = sel.candidate_scores
     x_in = excl or r.exclusive is True
     for a, siblings in groups:
         if not _ancestors_pass(sel, meta, excl, requests, parent, passed, a, dom):
@@ -242,7 +243,10 @@ def _plan_by_sort(
             else:
                 avail = _probe(sel, meta, v, requests, excl, memo_key)
             if avail > 0:
-                gathered.append(_Candidate(score(g, v), avail, v))
+                sc = scores.get(v)
+                if sc is None:
+                    sc = scores[v] = score(g, v)
+                gathered.append(_Candidate(sc, avail, v))
     if not policy.order_candidates(g, r.type, gathered, r.count_min):
         gathered = []  # the root rejects this start: the walk fails there too
     left = r.count_min

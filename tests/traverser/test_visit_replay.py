@@ -137,3 +137,21 @@ def test_nodes_alike_share_one_record():
     # every node was probed; only the first of the seven alike and node 5 were walked below
     assert [g.ids[v] for v in visited if g.types[v] == "node"] == [0, 5]
     assert {g.ids[v] for v in m.traverser.replay.memo if g.types[v] == "node"} == set(range(8))
+
+
+def test_a_property_edit_reorders_the_candidates():
+    machine = build_quartz(1, 4, 1, 2, [1, 2, 2, 3], False)
+    m = Matcher(machine, "CA", "variation", prune="ALL:core,ALL:node")
+    spec = node_jobspec(2, 60, 1, 2)
+    first = SimpleWriter()
+    assert m.run(spec, "allocate", 1, first).rc == 0
+    text = first.emit()
+    assert "node0" in text and "node3" not in text  # classes 1 and 2
+    m.cancel(1)
+    node = m.graph.by_type["node"][3]
+    m.graph.properties[node] = {**m.graph.properties[node], "perf_class": "1"}
+    m.properties_changed()
+    again = SimpleWriter()
+    assert m.run(spec, "allocate", 2, again).rc == 0
+    text = again.emit()
+    assert "node0" in text and "node3" in text  # both of class 1 now
