@@ -17,6 +17,9 @@ __all__ = ["Booker"]
 
 #: The contributions of a leaf's children: none (shared, never written).
 _NO_CHILDREN: dict[str, int] = {}
+#: Out-edges the update walk scans for marked ones; a vertex with more looks them up in the
+#: selection's record of marked edges.
+_SCAN_OUT_EDGES = 256
 
 
 class Booker(Selector):
@@ -79,17 +82,23 @@ class Booker(Selector):
         plans, x_checkers = sched.plans, sched.x_checkers
         emit_vtx, emit_edg = writer.emit_vtx, writer.emit_edg
         level = self.level
-        # the marked out-edges of each vertex, in out-edge order (edge ids ascend along every
-        # out-edge list), from the selection's record instead of a scan of every out-edge
+        # the marked out-edges of a vertex with many, in out-edge order (edge ids ascend along
+        # every out-edge list), from the selection's record instead of a scan of every out-edge
+        # (gathered on first need: below a vertex taken whole no vertex needs them)
         marked_children: dict[int, list[int]] | None = None
-        if self.marked_seq == seq:
-            esub, src = g.edge_subsystem, g.edge_src
-            marked_children = {}
-            for e in set(self.marked_edges):
-                if e_seq[e] == seq and esub[e] == dom:
-                    marked_children.setdefault(src[e], []).append(e)
-            for lst in marked_children.values():
-                lst.sort()
+        recorded = self.marked_seq == seq
+
+        def marked_below(u: int) -> list[int]:
+            nonlocal marked_children
+            if marked_children is None:
+                esub, src = g.edge_subsystem, g.edge_src
+                marked_children = {}
+                for e in set(self.marked_edges):
+                    if e_seq[e] == seq and esub[e] == dom:
+                        marked_children.setdefault(src[e], []).append(e)
+                for lst in marked_children.values():
+                    lst.sort()
+            return marked_children.get(u, [])
 
         leaves_inline = full and allocating and upd_by_outedges is None
 
@@ -177,8 +186,8 @@ class Booker(Selector):
                     if leaves_inline:  # an exclusive-type vertex takes its whole subtree
                         n += take_whole(children, acc, excl)
                         children = ()
-                elif marked_children is not None:
-                    children = marked_children.get(u, ())
+                elif recorded and len(children) > _SCAN_OUT_EDGES:
+                    children = marked_below(u)
                 else:  # only edges the selection marked
                     children = [e for e in children if e_seq[e] == seq]
                 for e in children:
@@ -269,7 +278,7 @@ class Booker(Selector):
             return walk(u, needs, excl, to_parent, shadow, excl_parent)
         finally:
             self.level = level
-            walk = take_whole = None  # closures referring to each other: leave no garbage
+            walk = take_whole = marked_below = None  # (closures referring to each other)
 
     def _upd_by_outedges(self, s: str, meta: JobMeta, u: int, e: int) -> None:
         subplans = self.graph.schedule.subplans[self.graph.edge_dst[e]]
