@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["MAX_GRAPH_DEPTH", "graph_depth", "tree_depth", "walk_depth"]
+__all__ = ["MAX_GRAPH_DEPTH", "graph_depth", "is_tree", "tree_depth", "walk_depth"]
 
 #: Deepest graph accepted, in vertices on the longest root-to-leaf path.
 MAX_GRAPH_DEPTH = 128
@@ -84,17 +84,10 @@ def tree_depth(graph, subsystem: str, root: int, limit: int = MAX_GRAPH_DEPTH) -
     >>> tree_depth(g, "containment", g.roots["containment"])
     3
     """
-    out = graph.child_edges(subsystem)
-    dst = graph.edge_dst
-    parents = bytearray(graph.num_vertices)
-    for edges in out:
-        for e in edges:
-            v = dst[e]
-            if parents[v]:
-                return None
-            parents[v] = 1
-    if parents[root]:
+    esub = graph.edge_subsystem
+    if not is_tree(graph, subsystem) or any(esub[e] == subsystem for e in graph.in_edges[root]):
         return None
+    out, dst = graph.child_edges(subsystem), graph.edge_dst
     level, depth = [root], 0
     while level:
         depth += 1
@@ -102,3 +95,21 @@ def tree_depth(graph, subsystem: str, root: int, limit: int = MAX_GRAPH_DEPTH) -
             return limit + 1
         level = [dst[e] for u in level for e in out[u]]
     return depth
+
+
+def is_tree(graph, subsystem: str) -> bool:
+    """Whether no vertex has two parents on ``subsystem``.
+
+    >>> from fluxgraph.machines import build_machine
+    >>> is_tree(build_machine("nodes=2,cores=2"), "containment")
+    True
+    """
+    seen = bytearray(graph.num_vertices)
+    dst = graph.edge_dst
+    for out in graph.child_edges(subsystem):
+        for e in out:
+            v = dst[e]
+            if seen[v]:
+                return False
+            seen[v] = 1
+    return True

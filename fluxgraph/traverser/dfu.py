@@ -12,12 +12,13 @@ from errno import EBUSY, EINVAL, ENODEV
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.graph import STATUS_UP, ResourceGraph
+from fluxgraph.graph.depth import is_tree
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 from fluxgraph.traverser.explore import Explorer
 from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.replay import VisitReplay
 from fluxgraph.traverser.request import Request
-from fluxgraph.traverser.shortcut import is_tree, plan_shortcut
+from fluxgraph.traverser.shortcut import plan_shortcut
 from fluxgraph.traverser.state import (
     ALLOC,
     ALLOC_ORELSE_RESERVE,

@@ -106,7 +106,7 @@ class VisitReplay:
         if hit is not None and hit[0] == key:
             rec = hit[1]
             return sel.visit_below(*below) if rec is _MERGES else _apply(sel, rec)
-        if self.shared is not None and not (meta.constraint and self.shape(sel, u)[3]):
+        if self._shares(sel, u, meta):
             shape, verts, edges, _ = self.shape(sel, u)
             alike = self.shared.get((shape, key))
             if alike is not None:
@@ -141,9 +141,14 @@ class VisitReplay:
         edges = [(e, e_needs[e], e_excl[e]) for e in dict.fromkeys(marked[n0:])]
         rec = (sel.preorder - pre, sel.postorder - post, colours, edges, errno, dfu.overall_score)
         self.memo[u] = (key, rec)
-        if self.shared is not None and not (below[0].constraint and self.shape(sel, u)[3]):
+        if self._shares(sel, u, below[0]):
             self._share(sel, u, key, rec)
         return dfu
+
+    def _shares(self, sel: Selector, u: int, meta: JobMeta) -> bool:
+        """Whether ``u``'s visits may use and leave records shared by shape: records are
+        shared, and no constraint tests a vertex below ``u`` (:meth:`shape`'s ``guarded``)."""
+        return self.shared is not None and not (meta.constraint and self.shape(sel, u)[3])
 
     def _share(self, sel: Selector, u: int, key: tuple, rec: tuple) -> None:
         """Keep ``rec`` by positions in ``u``'s subtree, for the vertices shaped like ``u``."""

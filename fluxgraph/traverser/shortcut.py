@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fluxgraph.graph.depth import is_tree
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.policies.scoring import ScoringObject
 from fluxgraph.traverser.state import ALLOC, NO_ALLOC, SATISFIABILITY, X_CHECKER_NJOBS
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from fluxgraph.traverser.dfu import JobMeta, Selector
     from fluxgraph.traverser.request import Request
 
-__all__ = ["Region", "is_tree", "plan_shortcut", "pristine_region"]
+__all__ = ["Region", "plan_shortcut", "pristine_region"]
 
 
 class Region:
@@ -70,24 +71,6 @@ class Region:
         self.candidates: list[int] = []
         self.node_ancestor = False
         self.walk_order: list[tuple[int, list[int]]] | None = None
-
-
-def is_tree(graph, subsystem: str) -> bool:
-    """Whether no vertex has two parents on ``subsystem``.
-
-    >>> from fluxgraph.machines import build_machine
-    >>> is_tree(build_machine("nodes=2,cores=2"), "containment")
-    True
-    """
-    seen = bytearray(graph.num_vertices)
-    dst = graph.edge_dst
-    for out in graph.child_edges(subsystem):
-        for e in out:
-            v = dst[e]
-            if seen[v]:
-                return False
-            seen[v] = 1
-    return True
 
 
 def pristine_region(sel: Selector, root: int, rtype: str) -> Region:
@@ -237,11 +220,11 @@ def _plan_by_sort(
                 if hit is not None and hit[0] is memo_key and memo_key is not None:
                     avail = hit[1]
                 else:
-                    avail = _probe(sel, meta, v, requests, excl, memo_key)
+                    avail = _probe_visit(sel, meta, v, requests, excl, memo_key)
             elif x_in and by_excl(meta, v, x_in, r) < 0:
                 continue
             else:
-                avail = _probe(sel, meta, v, requests, excl, memo_key)
+                avail = _probe_visit(sel, meta, v, requests, excl, memo_key)
             if avail > 0:
                 sc = scores.get(v)
                 if sc is None:
@@ -316,16 +299,18 @@ def _probe(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> i
 
     A candidate some job holds during the window fails an exclusive request at once (its
     pruning's exclusivity check, :meth:`Selector.by_excl`, refuses it whatever else holds)."""
-    g = sel.graph
-    sched = g.schedule
-    if sched.tags[v]:
+    if sel.graph.schedule.tags[v]:
         r = requests[0]  # (the one request, of the candidates' type)
         x_in = excl or r.exclusive is True
         if x_in and sel.by_excl(meta, v, x_in, r) < 0:
             return 0
-        untouched = key is not None and _free_in_window(sel, v, meta)
-    else:
-        untouched = key is not None
+    return _probe_visit(sel, meta, v, requests, excl, key)
+
+
+def _probe_visit(sel: Selector, meta: JobMeta, v: int, requests, excl: bool, key) -> int:
+    """:func:`_probe` of a candidate its exclusivity check did not refuse."""
+    g = sel.graph
+    untouched = key is not None and (not g.schedule.tags[v] or _free_in_window(sel, v, meta))
     if untouched:
         hit = sel.probe_memo.get(v)
         if hit is not None and hit[0] is key:
