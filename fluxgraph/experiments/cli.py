@@ -4,6 +4,7 @@
     fluxgraph sweep export DIR --csv [PATH] | --parquet [PATH] [--long]
     fluxgraph report DIR [--metric M,...] [--rows AXES] [--cols AXES] [--plot AXIS]
     fluxgraph reproduce STUDY [--quick] [--compat MODE] [--out DIR] [--workers N] [--dask ...]
+                        [--only AXIS=V[,V...]] [--report-only]
 
 Bad input (an invalid experiment, an unknown axis) is reported in one message naming the key,
 with exit status 2 and nothing run or written; an interrupted sweep exits 130 and resumes when
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+import yaml
 
 from fluxgraph.errors import FluxgraphError
 from fluxgraph.sched.cli import positive_int
@@ -118,7 +121,31 @@ def add_parsers(subparsers) -> None:
         metavar="MODE",
         help="the study's grid under another simulator's rules (fm: fm-simulator)",
     )
+    p.add_argument(
+        "--only",
+        action="append",
+        type=_only_item,
+        metavar="AXIS=V[,V...]",
+        help="run and report only the cells with these axis values (repeatable; e.g. "
+        "--only experiment=E2 --only window=0)",
+    )
+    p.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: write results.csv and report.md from the cells done in DIR",
+    )
     _run_options(p)
+
+
+def _only_item(text: str) -> tuple[str, list]:
+    """``AXIS=V[,V...]`` -> ``(AXIS, [values])``, each value read as YAML (``0`` is a number)."""
+    key, sep, values = text.partition("=")
+    if not sep or not key or not values:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected AXIS=VALUE[,VALUE...]")
+    try:
+        return key, [yaml.safe_load(v) for v in values.split(",")]
+    except yaml.YAMLError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a value is not valid YAML") from None
 
 
 def _error(command: str, err: Exception) -> int:
@@ -271,6 +298,9 @@ def _report(args) -> int:
 def _reproduce(args) -> int:
     from fluxgraph.experiments.studies import reproduce
 
+    only: dict[str, list] = {}
+    for key, values in args.only or []:
+        only.setdefault(key, []).extend(values)
     try:
         result, report = reproduce(
             args.study,
@@ -282,10 +312,17 @@ def _reproduce(args) -> int:
             retry_failed=args.retry_failed,
             progress=False if args.quiet else None,
             verbose=args.verbose,
+            only=only or None,
+            report_only=args.report_only,
         )
     except FluxgraphError as err:
         return _error("reproduce", err)
-    if not args.quiet:
+    if args.report_only and not args.quiet:
+        print(
+            f"report only: {result.done}/{result.total} cells done, {result.failed} failed "
+            f"in {result.out_dir}/ (nothing run)"
+        )
+    elif not args.quiet:
         _summary(result)
     if report is None:
         return 130

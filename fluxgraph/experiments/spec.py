@@ -313,6 +313,47 @@ class Experiment:
             raise ExperimentError(f"{self.source} (quick): {err}") from None
         return exp
 
+    def restricted(self, rule: Mapping[str, Sequence[Any]]) -> Experiment:
+        """The experiment keeping only the cells whose axis values are among ``rule``'s
+        (``reproduce --only``): ``rule`` is added to every ``only`` rule, so the cells kept
+        match both. The cells keep their ids, so a store holding the whole grid serves both.
+
+        >>> exp = Experiment.from_dict({"name": "demo", "fixed": {"machine": "nodes=4",
+        ...     "trace": "lublin:20"}, "axes": {"queue": ["fcfs", "easy"], "seed": [0, 1]}})
+        >>> [c.axes["seed"] for c in exp.restricted({"queue": ["easy"]}).cells()]
+        [0, 1]
+
+        Raises
+        ------
+        ExperimentError
+            If a key is not an axis, a value is not on its axis, or no cell is left.
+        """
+        grid: dict[str, Sequence[Any]] = dict(self.axes)
+        for group in self.zip:
+            grid.update(group)
+        for key, wanted in rule.items():
+            if key not in grid:
+                raise ExperimentError(f"only: {key}: not an axis (axes: {', '.join(grid)})")
+            known = {canonical(v) for v in grid[key]}
+            for value in wanted:
+                if canonical(value) not in known:
+                    shown = ", ".join(str(v) for v in grid[key])
+                    raise ExperimentError(f"only: {key}={value}: not on the axis ({shown})")
+        rules = []
+        for old in self.only or ({},):
+            merged: dict[str, Any] = dict(old)
+            for key, wanted in rule.items():
+                if key in merged:
+                    accepted = _compile_rule({key: merged[key]})[0][1]
+                    wanted = [v for v in wanted if canonical(v) in accepted]
+                merged[key] = list(wanted)
+            rules.append(merged)
+        exp = replace(self, only=tuple(rules))
+        if not exp.cells():
+            text = " ".join(f"{k}={','.join(map(str, v))}" for k, v in rule.items())
+            raise ExperimentError(f"only: no cell of {self.name} matches {text}")
+        return exp
+
     # -- validation ------------------------------------------------------------------------
 
     def _sources(self) -> dict[str, str]:

@@ -44,3 +44,47 @@ def test_reproduce_quick(study, figure, criteria, tmp_path, capsys):
     # Resuming a finished reproduction runs nothing and rewrites the report.
     assert main(["reproduce", study, "--quick", "--out", str(out), "--quiet"]) == 0
     assert (out / "report.md").is_file()
+
+
+def test_reproduce_only_then_report_only(tmp_path, capsys):
+    """--only runs part of the grid; --report-only reports the done cells and runs nothing."""
+    out = tmp_path / "planner"
+    args = ["reproduce", "planner", "--quick", "--out", str(out), "--workers", "1"]
+    assert main([*args, "--only", "spans=1000,10000"]) == 0
+    assert "2/2 cells done" in capsys.readouterr().out
+    report = (out / "report.md").read_text()
+    assert "Sweep: 2 cells (2 done, 0 failed)" in report
+    store = (out / "results.sqlite").read_bytes()
+    assert main(["reproduce", "planner", "--quick", "--out", str(out), "--report-only"]) == 0
+    printed = capsys.readouterr().out
+    assert "report only: 2/3 cells done, 0 failed" in printed
+    assert (out / "results.sqlite").read_bytes() == store  # nothing run, nothing changed
+    report = (out / "report.md").read_text()
+    assert "Partial grid: 2 of 3 cells done" in report
+    with open(out / "results.csv") as fh:
+        spans = {r[2] for r in list(csv.reader(fh))[1:]}
+    assert spans and all("spans=100000" not in s for s in spans)
+    # The whole grid then runs only the missing cell.
+    assert main([*args, "--quiet"]) == 0
+    assert "Partial grid" not in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--only", "spams=1000"], "only: spams: not an axis (axes: spans)"),
+        (["--only", "spans=7"], "only: spans=7: not on the axis (1000, 10000, 100000)"),
+        (["--report-only"], "no sweep results here"),
+    ],
+)
+def test_reproduce_only_errors(option, message, tmp_path, capsys):
+    out = tmp_path / "planner"
+    assert main(["reproduce", "planner", "--quick", "--out", str(out), *option]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_reproduce_only_needs_axis_equals_value(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "planner", "--only", "spans"])
+    assert "expected AXIS=VALUE" in capsys.readouterr().err

@@ -189,3 +189,23 @@ def test_the_documented_example_validates():
     exp = Experiment.from_dict(yaml.safe_load(block.group(1)))
     assert (exp.size(), len(exp.cells()), len(exp.quick().cells())) == (48, 42, 14)
     assert exp.cluster["jobqueue"] == "slurm" and exp.outputs == {"jobs_csv": True}
+
+
+def test_restricted_adds_to_only_rules_and_keeps_cell_ids():
+    exp = Experiment.from_dict(
+        {
+            "name": "r",
+            "fixed": {"machine": "nodes=4", "trace": "lublin:20"},
+            "axes": {"queue": ["fcfs", "easy"], "seed": [0, 1, 2]},
+            "only": [{"queue": "fcfs"}, {"seed": [1, 2]}],
+        }
+    )
+    ids = {c.id: (c.axes["queue"], c.axes["seed"]) for c in exp.cells()}
+    sub = exp.restricted({"seed": [2, 0]})
+    assert sorted(ids[c.id] for c in sub.cells()) == [("easy", 2), ("fcfs", 0), ("fcfs", 2)]
+    assert [ids[c.id] for c in exp.restricted({"queue": ["easy"]}).cells()] == [
+        ("easy", 1),
+        ("easy", 2),
+    ]
+    with pytest.raises(ExperimentError, match="no cell of r matches queue=easy seed=0"):
+        exp.restricted({"queue": ["easy"], "seed": [0]})

@@ -19,6 +19,7 @@ import os
 import platform
 import subprocess
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -174,32 +175,48 @@ def reproduce(
     retry_failed: bool = False,
     progress: bool | None = None,
     verbose: bool = False,
+    only: Mapping[str, Sequence[Any]] | None = None,
+    report_only: bool = False,
 ) -> tuple[SweepResult, StudyReport | None]:
     """Run study ``name`` into ``out`` (default ``reproduce-NAME[-COMPAT][-quick]``) and write
     its ``results.csv``, ``report.md`` and figures; the report is ``None`` when interrupted.
-    ``compat`` selects one of the study's ``COMPAT`` grids (another simulator's rules)."""
+    ``compat`` selects one of the study's ``COMPAT`` grids (another simulator's rules);
+    ``only`` (axis -> values) keeps part of the grid; ``report_only`` runs nothing and reports
+    the cells already done in ``out`` (the report says how many of the grid's are missing)."""
     module = get_study(name)
     exp = study_experiment(name, quick, compat)
+    if only:
+        exp = exp.restricted(only)
     default = f"reproduce-{name}" + (f"-{compat}" if compat else "") + ("-quick" * quick)
     target = Path(out) if out is not None else Path(default)
-    sweep = run_sweep(
-        exp,
-        target,
-        workers=workers,
-        dask=dask,
-        retry_failed=retry_failed,
-        progress=progress,
-        verbose=verbose,
-    )
-    if sweep.interrupted:
-        return sweep, None
-    with ResultStore(target, readonly=True) as store:
-        rows: list[CellRow] = list(store.rows())
+    if report_only:
+        sweep, rows = _done_rows(exp, target)
+    else:
+        sweep = run_sweep(
+            exp,
+            target,
+            workers=workers,
+            dask=dask,
+            retry_failed=retry_failed,
+            progress=progress,
+            verbose=verbose,
+        )
+        if sweep.interrupted:
+            return sweep, None
+        grid = {c.id for c in exp.cells()}
+        with ResultStore(target, readonly=True) as store:
+            rows = [r for r in store.rows() if r.cell_id in grid]
     with open(target / "results.csv", "w", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(RESULTS_COLUMNS)
         writer.writerows(module.results(rows))
     report = module.analyse(rows, target, quick)
+    if sweep.done < sweep.total:
+        report.notes.insert(
+            0,
+            f"Partial grid: {sweep.done} of {sweep.total} cells done; the tables and criteria "
+            "use those cells only (run the same command without --report-only to finish).",
+        )
     if sweep.failed:
         report.notes.append(
             f"{sweep.failed} cell(s) failed; `fluxgraph report {target} --failed` shows why, "
@@ -207,6 +224,18 @@ def reproduce(
         )
     write_report(report, target / "report.md", sweep, quick)
     return sweep, report
+
+
+def _done_rows(exp: Experiment, target: Path) -> tuple[SweepResult, list[CellRow]]:
+    """The done cells of ``exp``'s grid in ``target``'s store (nothing run, nothing changed)."""
+    grid = {c.id for c in exp.cells()}
+    with ResultStore(target, readonly=True) as store:
+        rows = [r for r in store.rows(current_only=False) if r.cell_id in grid]
+        failed_n = sum(
+            r.cell_id in grid for r in store.rows(status=("failed",), current_only=False)
+        )
+    sweep = SweepResult(target, len(grid), 0, 0, len(rows), failed_n, False, 0.0, "none")
+    return sweep, rows
 
 
 def parameters_text(params: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
