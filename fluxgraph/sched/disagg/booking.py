@@ -15,9 +15,11 @@ scheduler runs on the shared :class:`~fluxgraph.sched.simulator.Simulator`:
 
 Three shortcuts leave every placement unchanged (the oracle tests compare with a plain scheduler):
 
-* while bookings are only added (no release, no re-timing) the planners only fill up, so a
-  request that failed at time ``t`` makes every request at least as large (nodes, memory and
-  duration) fail at ``t`` (A-dis is monotone in all three under the default lender rule);
+* under A-base, while bookings are only added (no release, no re-timing) the planners only
+  fill up, so a request that failed at time ``t`` makes every request at least as large
+  (nodes, memory and duration) fail at ``t``. A-dis is not monotone in added bookings (one on a
+  free large node can turn it from a compute node into a lender and let a request fit:
+  ``test_a_dis_can_fit_after_a_span_is_added``), so it never takes this shortcut;
 * a reservation is remembered with the state it was made in (running bookings and the
   reservations held before it); met again in that state, the job is booked at the same time
   without a search. The state is the same only if nothing started, ended or moved, so every
@@ -108,7 +110,7 @@ class MemoryBookings:
         # table, to be shown again if the job is reserved there again
         self._parked: dict[int, Placement] = {}
         self._parks = isinstance(alloc, ArrayAllocator)
-        self._monotone = alloc.lender_mode == "greedy"
+        self._monotone = alloc.kind == "base"
         self._cids: dict[tuple, int] = {}  # a booking's content -> its number
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
         self._contents: list[tuple] = []  # content number -> (start, end, nodes, local, lent)
