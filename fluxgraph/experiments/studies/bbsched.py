@@ -238,6 +238,39 @@ def _axes(runs: _Runs, a: str, wl: str, methods: list[str], ssd: bool) -> dict[s
     return out
 
 
+def _ssd_waste_criterion(
+    runs: _Runs, ssd_wl: list[tuple[str, str]], areas: dict[tuple[str, str], dict[str, float]]
+) -> Criterion:
+    """Spec §8.8 (E6): Constrained_CPU, Constrained_SSD and Bin_Packing each waste more SSD
+    than Baseline on 4+ of the 6 SSD workloads, and Weighted's Kiviat area is below
+    BBSched's on 4+ of them."""
+    parts, oks = [], []
+    for method in ("Constrained_CPU", "Constrained_SSD", "Bin_Packing"):
+        more = []
+        for a, w in ssd_wl:
+            mine = runs.get(a, w, method, "ssd_waste")
+            base = runs.get(a, w, "Baseline", "ssd_waste")
+            more.append(None if mine is None or base is None else mine > base)
+        ok, text = _count(more, 4, 6)
+        parts.append(f"{method} {text}")
+        oks.append(ok)
+    below = [
+        None if "Weighted" not in areas.get(k, {}) else areas[k]["Weighted"] < areas[k]["BBSched"]
+        for k in ssd_wl
+    ]
+    ok, text = _count(below, 4, 6)
+    parts.append(f"Weighted below BBSched {text}")
+    oks.append(ok)
+    verdict = None if None in oks else all(oks)
+    return Criterion(
+        "E6",
+        "Fig. 14: C_CPU, C_SSD, Bin_Packing waste more SSD; Weighted area below BBSched",
+        "; ".join(parts),
+        "each 4+ of 6 (waste > Baseline; Weighted area < BBSched)",
+        verdict,
+    )
+
+
 def _count(checks: list[bool | None], need: int, of: int) -> tuple[bool | None, str]:
     """``need`` of the ``of`` workloads must hold (not evaluated with fewer workloads)."""
     known = [c for c in checks if c is not None]
@@ -433,6 +466,7 @@ def _run_criteria(crit: list[Criterion], runs: _Runs, areas: dict) -> None:
         best = [max(areas[k], key=areas[k].get) == "BBSched" for k in ssd_wl if k in areas]
         ok, text = _count(best, 4, 6)
         crit.append(Criterion("H3-b/E6", "BBSched best with SSDs", text, "largest on 4+ of 6", ok))
+        crit.append(_ssd_waste_criterion(runs, ssd_wl, areas))
     # E4
     for a in ("kth", "lublin"):
         v = {
