@@ -203,15 +203,14 @@ def reproduce(
         )
         if sweep.interrupted:
             return sweep, None
-        grid = {c.id for c in exp.cells()}
         with ResultStore(target, readonly=True) as store:
-            rows = [r for r in store.rows() if r.cell_id in grid]
+            rows = list(store.rows())  # (the sweep left exactly its grid's cells current)
     with open(target / "results.csv", "w", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(RESULTS_COLUMNS)
         writer.writerows(module.results(rows))
     report = module.analyse(rows, target, quick)
-    if sweep.done < sweep.total:
+    if report_only and sweep.done < sweep.total:  # (a run's missing cells are failed ones)
         report.notes.insert(
             0,
             f"Partial grid: {sweep.done} of {sweep.total} cells done; the tables and criteria "
