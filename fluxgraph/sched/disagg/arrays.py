@@ -228,11 +228,19 @@ class ArrayAllocator:
         return rows
 
     def starts_within(self, ranks: Sequence[int], lo: int, hi: int) -> bool:
-        """Whether a span on one of ``ranks`` may start in ``[lo, hi)`` (a released or parked
-        one may answer yes: never a wrong no)."""
-        self._rows_by_node()
+        """Whether a span held (not parked) on one of ``ranks`` starts in ``[lo, hi)``."""
+        by_node = self._rows_by_node()
         keys, base = self._by_key, np.asarray(ranks, dtype=np.int64) * _BIG
-        return bool((np.searchsorted(keys, base + hi) > np.searchsorted(keys, base + lo)).any())
+        first, last = np.searchsorted(keys, base + lo), np.searchsorted(keys, base + hi)
+        size = last - first
+        if not size.any():
+            return False
+        # the indices of every range [first, last), concatenated
+        ends = np.cumsum(size)
+        at = np.arange(int(ends[-1])) + np.repeat(first - ends + size, size)
+        rows = by_node[at]
+        held = (self._end[rows] > 0) & (self._node[rows] * _BIG + self._start[rows] == keys[at])
+        return bool(held.any())
 
     def _rows_by_node(self) -> np.ndarray:
         """Rows in (node, start) order (``_by_key``: ``node * _BIG + start`` when indexed),

@@ -50,6 +50,7 @@ simulator cancels is only hidden (``park``) and shown again (``unpark``) in that
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched.allocator import Allocation
@@ -61,6 +62,31 @@ from fluxgraph.workload import Job
 __all__ = ["MemoryBookings", "request_of"]
 
 _NEVER = 1 << 62  # after every time
+_RETRIES = 3  # candidates a search found again may try; more: search anew
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranks:
+    """The nodes a booking holds (compute nodes, then lenders): ``all`` in that order, as a
+    ``set``, the ``low``-est rank, and whether all are ``small`` (of the smallest capacity)."""
+
+    all: tuple[int, ...]
+    set: frozenset[int]
+    low: int
+    small: bool
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A reservation of a pass, as the next pass may carry it (:meth:`MemoryBookings._carry`):
+    found at ``index`` among the pass's reservations by a search at ``then`` among the bookings
+    held when the running bookings' log was ``logpos`` long."""
+
+    index: int
+    placement: Placement
+    cid: int
+    then: int
+    logpos: int
 
 
 def request_of(job: Job) -> MemoryRequest:
@@ -105,12 +131,15 @@ class MemoryBookings:
         self._reserved: dict[int, int] = {}  # booking id -> job id, reservations in order
         self._version = 0  # bumped when a job starts, ends or moves
         self._failed: dict[int, list[tuple[int, int, int]]] = {}  # t -> (nodes, mib, duration)
-        self._memo: dict[int, tuple[Placement, tuple]] = {}  # job id -> (reservation, its state)
+        self._memo: dict[int, tuple[Placement, int]] = {}  # job id -> (reservation, its state)
         # job id -> its reservation released by the simulator but kept (hidden) on the span
         # table, to be shown again if the job is reserved there again
         self._parked: dict[int, Placement] = {}
         self._parks = isinstance(alloc, ArrayAllocator)
         self._monotone = alloc.kind == "base"
+        self._smallest = min(alloc.capacity)
+        self._small = frozenset(r for r, c in enumerate(alloc.capacity) if c == self._smallest)
+        self._rank_cache: dict[int, _Ranks] = {}  # content number -> the nodes it holds
         self._cids: dict[tuple, int] = {}  # a booking's content -> its number
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
         self._contents: list[tuple] = []  # content number -> (start, end, nodes, local, lent)
@@ -118,6 +147,20 @@ class MemoryBookings:
         self._later: dict[int, tuple[Placement, int, frozenset[int]]] = {}
         self._held: set[int] = set()  # content numbers of the bookings held
         self._first_end: int | None = None  # the earliest end among them (None: not known)
+        # the state a reservation is made in, as a number (see :meth:`_state`)
+        self._states: dict[tuple, int] = {}  # (parent state or version, job id) -> number
+        self._next_state = 0  # numbers below this were given out before the last version
+        self._state_id: int | None = None
+        # the running bookings' changes, in order: (content number, +1 added / -1 removed)
+        self._log: list[tuple[int, int]] = []
+        # this pass's reservations and the previous pass's, by job id (see :meth:`_carry`)
+        self._plan: dict[int, _Entry] = {}
+        self._prev: dict[int, _Entry] = {}
+        self._pass_now: int | None = None
+        self._added: list[int] = []  # this pass's reservations unlike the previous pass's
+        self._gone: list[tuple[int, int]] = []  # (index, content) of those it did not keep
+        self._done: set[int] = set()  # indices of previous reservations dealt with this pass
+        self._prefix = 0  # indices below this are all dealt with
 
     # -- the Allocator protocol ------------------------------------------------------------
 
@@ -129,12 +172,21 @@ class MemoryBookings:
     def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
         req = request_of(job)
         duration = job.walltime
+        if now != self._pass_now:
+            self._next_pass(now)
         placement = None
+        then = now  # a search at ``then`` among the bookings held now finds ``placement``
         if reserve:
             state = self._state()
             memo = self._memo.get(job.id)
             if memo is not None and memo[1] == state and memo[0].start > now:
                 placement = self._again(job.id, memo[0], req, duration, now)
+                # the same search as the previous pass's (nothing started, ended or moved);
+                # -1: not known, the next pass does not carry it
+                known = self._prev.get(job.id)
+                then = known.then if known is not None and known.placement is memo[0] else -1
+            if placement is None:
+                placement = self._carry(job.id, req, duration, now)
             if placement is None:
                 placement = self._recall(job.id, req, duration, now)
             if placement is None:
@@ -144,27 +196,41 @@ class MemoryBookings:
             if placement is not None and placement.start > now:
                 self._memo[job.id] = (placement, state)
                 self._reserved[jobid] = job.id
+                self._state_id = self._intern((state, job.id))
         else:
             placement = self._attempt(req, now, duration, now)
         self._unpark(job.id)  # (unless shown again above)
         if placement is None:
+            if reserve:
+                self._settle(job.id, None)
             return None
-        if placement.start == now:
-            self._version += 1
         self._booked[jobid] = placement
-        self._hold(jobid, placement)
+        cid = self._hold(jobid, placement)
         cores = len(placement.nodes) * self.alloc.cores
-        return Allocation(placement.start, placement.nodes, cores, self.alloc.held(placement))
+        if placement.start == now:
+            self._bump()
+            self._log.append((cid, 1))
+            self._settle(job.id, None)
+            held = self.alloc.held(placement)
+            return Allocation(placement.start, placement.nodes, cores, held)
+        entry = _Entry(len(self._plan), placement, cid, then, len(self._log))
+        self._settle(job.id, entry)
+        if then >= 0:
+            self._plan[job.id] = entry
+        return Allocation(placement.start, placement.nodes, cores)
 
     def release(self, jobid: int) -> None:
         placement = self._booked.pop(jobid)
-        self._held.discard(self._cid.pop(jobid))
+        cid = self._cid.pop(jobid)
+        self._held.discard(cid)
         self._first_end = None
         self._failed.clear()
         job_id = self._reserved.pop(jobid, None)
+        self._state_id = None
         if job_id is None:
             self.alloc.release(placement)
-            self._version += 1
+            self._log.append((cid, -1))
+            self._bump()
         elif self._parks:
             self._unpark(job_id)
             self.alloc.park(placement)
@@ -179,22 +245,23 @@ class MemoryBookings:
         """Record a started job's placement; move its spans to its planned end (§4.2 step 4)."""
         placement = self._booked[jobid]
         self.placements.setdefault(run.key, placement)
-        self._version += 1
+        self._bump()
         if self.planned_end is None:
             return
         end = max(self.planned_end(run.key), run.end)
         if end != placement.end:
             self._booked[jobid] = placement = self.alloc.resize(placement, end)
-            self._held.discard(self._cid[jobid])
-            self._hold(jobid, placement)
+            old = self._cid[jobid]
+            self._held.discard(old)
+            self._log += ((old, -1), (self._hold(jobid, placement), 1))
             self._first_end = None
             self.stats["resizes"] += 1
             self._failed.clear()
 
     # -- placement searches ------------------------------------------------------------------
 
-    def _hold(self, jobid: int, p: Placement) -> None:
-        """Number booking ``jobid``'s content and count it among the bookings held."""
+    def _hold(self, jobid: int, p: Placement) -> int:
+        """Number booking ``jobid``'s content, count it among the bookings held; the number."""
         key = (p.start, p.end, p.nodes, p.local, p.lent)
         cid = self._cids.setdefault(key, len(self._cids))
         if cid == len(self._contents):
@@ -203,6 +270,71 @@ class MemoryBookings:
         self._held.add(cid)
         if self._first_end is not None:
             self._first_end = min(self._first_end, p.end)
+        return cid
+
+    def _ranks(self, cid: int) -> _Ranks:
+        """The nodes booking content ``cid`` holds (computed once)."""
+        ranks = self._rank_cache.get(cid)
+        if ranks is None:
+            _, _, nodes, _, lent = self._contents[cid]
+            every = (*nodes, *(lender for lender, _, _ in lent))
+            ranks = _Ranks(every, frozenset(every), min(every), self._small.issuperset(every))
+            self._rank_cache[cid] = ranks
+        return ranks
+
+    def _next_pass(self, now: int) -> None:
+        """Start a new pass: this pass's reservations become the previous pass's."""
+        self._prev, self._plan = self._plan, {}
+        self._pass_now = now
+        self._added, self._gone = [], []
+        self._done = set()
+        self._prefix = 0
+
+    def _settle(self, job_id: int, entry: _Entry | None) -> None:
+        """Record what the pass did with ``job_id`` (``entry``: reserved; None: started or
+        not placed) against its reservation in the previous pass."""
+        known = self._prev.get(job_id)
+        if known is not None:
+            self._done.add(known.index)
+            while self._prefix in self._done:
+                self._prefix += 1
+            if entry is not None and entry.cid == known.cid:
+                return
+            self._gone.append((known.index, known.cid))
+        if entry is not None:
+            self._added.append(entry.cid)
+
+    def _carry(self, job_id: int, req: MemoryRequest, duration: int, now: int) -> Placement | None:
+        """The job's reservation of the previous pass, shown again, if a search now would find
+        it again (else None).
+
+        That reservation was found (or confirmed) by a search at ``then`` among the bookings
+        held then: the running ones and the reservations made before it in that pass. Those
+        held now differ from them by the running bookings' changes since (:attr:`_log`), the
+        reservations this pass made unlike the previous pass's (:attr:`_added`) and the
+        previous pass's reservations before it not kept (:attr:`_gone`); it is found again as
+        in :meth:`_recall`. The previous reservations before it must all be dealt with, so
+        those made this pass are theirs.
+        """
+        known = self._prev.get(job_id)
+        if (
+            known is None
+            or known.index != self._prefix
+            or known.placement.start < now
+            or self._parked.get(job_id) is not known.placement
+        ):
+            return None
+        net: dict[int, int] = {}
+        for cid, step in self._log[known.logpos :]:
+            net[cid] = net.get(cid, 0) + step
+        for cid in self._added:
+            net[cid] = net.get(cid, 0) + 1
+        for index, cid in self._gone:
+            if index < known.index:
+                net[cid] = net.get(cid, 0) - 1
+        new = {cid for cid, n in net.items() if n > 0}
+        extra = {cid for cid, n in net.items() if n < 0}
+        return self._confirm(job_id, known.placement, known.then, new, extra, req, duration, now)
 
     def _recall(self, job_id: int, req: MemoryRequest, duration: int, now: int) -> Placement | None:
         """The job's earliest start from its last search, if that search met the bookings that
@@ -216,56 +348,127 @@ class MemoryBookings:
         current = self._held
         if self._first_end <= now:
             current = {self._cid[b] for b, p in self._booked.items() if p.end > now}
+        new, extra = current - held, held - current
+        return self._confirm(job_id, before, then, new, extra, req, duration, now)
+
+    def _confirm(
+        self,
+        job_id: int,
+        before: Placement,
+        then: int,
+        new: set[int],
+        extra: set[int],
+        req: MemoryRequest,
+        duration: int,
+        now: int,
+    ) -> Placement | None:
+        """``before`` (found by a search at ``then``) booked again, or the job booked now, if
+        the bookings held now differ from those the search met by ``new`` (added) and
+        ``extra`` (removed) in a way it cannot tell (see the module docstring); else None."""
         contents = self._contents
-        extra = held - current
         gone = {cid for cid in extra if contents[cid][1] > now}
-        new = current - held
-        if (new or gone) and not self._unchanged_for(new, gone, before, now):
+        checks = self._checks(new, gone, before, req, duration, now) if new or gone else ()
+        if checks is None:
             return None
-        placement = None
-        tried = now == then or any(contents[cid][1] == now for cid in extra)
+        # A-base is monotone: failing at the search's last candidate before now, it fails now
+        tried = now == then or self._monotone or any(contents[cid][1] == now for cid in extra)
         if not tried:  # the search did not try now (not its now, nor the end of a booking)
             placement = self.alloc.allocate(req, at=now, duration=duration, now=now)
-        if placement is None:  # the spans meeting its window are those the search met
-            placement = self._again(job_id, before, req, duration, now)
-        return placement
+            if placement is not None:
+                return placement
+        for t in checks:
+            if self.alloc.could_fit(req, t, duration):
+                return None
+        # the spans meeting its window are those the search met
+        return self._again(job_id, before, req, duration, now)
 
-    def _unchanged_for(self, new: set[int], gone: set[int], before: Placement, now: int) -> bool:
-        """Whether a search that found ``before`` would find it again though the bookings
-        ``gone`` since are held as ``new`` (on the span table only). Two kinds of change qualify:
+    def _checks(
+        self,
+        new: set[int],
+        gone: set[int],
+        before: Placement,
+        req: MemoryRequest,
+        duration: int,
+        now: int,
+    ) -> list[int] | None:
+        """The candidate times a search that found ``before`` must try again to find it again
+        though the bookings ``gone`` since are held as ``new`` (on the span table only), or None
+        if it may find something else (or too many to try). The changes that qualify:
 
         * a running booking now ending elsewhere (the same nodes, start and amounts) in a way no
           window the search tried can tell apart: both ends after ``before.start`` (the
           candidates up to it are unchanged, the spans meet every window tried), and no other
           span on its nodes starts between the two ends before ``before.end`` (a window's peak
           is at its start or at a span's start, where both versions hold the same amounts);
-        * under A-base, a booking added (none gone): every window the search tried (and one
-          starting at the new end, which holds no more than the candidate before it) still
-          fails, as its one pass (``N`` free nodes of capacity >= ``M``) only fails more with
-          more spans; and at ``before.start`` it meets no window or none of ``before``'s nodes,
-          so the first free nodes in the pass's order are the ones found. (A-dis is not
-          monotone so: a span added on a free large node can make it a lender instead of a
-          compute node whose spare memory then covers what the chosen nodes lack.)
+        * under A-base, a booking added: every window the search tried (and one starting at
+          the new end, which holds no more than the candidate before it) still fails, as its
+          one pass (``N`` free nodes of capacity >= ``M``) only fails more with more spans; and
+          at ``before.start`` it meets no window or none of ``before``'s nodes, so the first
+          free nodes in the pass's order are the ones found;
+        * under A-dis (greedy lenders), spans added (a booking, or a running booking's later
+          end) that :func:`_adds_dis` allows;
+        * spans removed (a booking, or a running booking's earlier end) before
+          ``before.start`` (not ending there, so the candidate found stays).
+
+        The candidates whose windows meet spans removed, or spans added where A-dis is not
+        monotone, and the ends added before ``before.start`` are tried again.
         """
         alloc = self.alloc
         if not isinstance(alloc, ArrayAllocator):
-            return False
+            return None
         contents = self._contents
         was = {(c[0], *c[2:]): c[1] for c in map(contents.__getitem__, gone)}
+        dis = alloc.kind == "dis" and alloc.lender_mode == "greedy"
+        large = req.mib > self._smallest
+        regions: list[tuple[int, int]] = []  # spans the windows meeting them are tried again
+        times: list[int] = []  # new candidates
         for cid in new:
             start, end, nodes, local, lent = contents[cid]
-            ranks = (*nodes, *(lender for lender, _, _ in lent))
+            ranks = self._ranks(cid)
             old_end = was.pop((start, nodes, local, lent), None)
             if old_end is None:
-                if gone or alloc.kind != "base" or not _beside(before, start, end, ranks):
-                    return False
+                if alloc.kind == "base":
+                    if not _beside(before, start, end, ranks.set):
+                        return None
+                elif not dis or not _adds_dis(
+                    before, start, end, ranks, large, duration, now, regions
+                ):
+                    return None
+                if now < end < before.start:
+                    times.append(end)
                 continue
-            if start > now or min(end, old_end) <= before.start:
-                return False
-            lo, hi = min(end, old_end), min(max(end, old_end), before.end)
-            if lo < hi and alloc.starts_within(ranks, lo, hi):
-                return False
-        return not was
+            if start > now:
+                return None
+            if min(end, old_end) > before.start:
+                lo, hi = min(end, old_end), min(max(end, old_end), before.end)
+                if lo < hi and alloc.starts_within(ranks.all, lo, hi):
+                    return None
+                continue
+            if not dis or old_end == before.start:  # (the candidate it found may be gone)
+                return None
+            if end > old_end:
+                if not _adds_dis(before, old_end, end, ranks, large, duration, now, regions):
+                    return None
+            elif old_end > before.start:
+                return None  # (its window holds less)
+            else:
+                regions.append((end, old_end))
+            if now < end < before.start:
+                times.append(end)
+        for (start, *_), end in was.items():  # spans removed (a reservation made elsewhere)
+            if start >= before.end:
+                continue
+            if end >= before.start:  # (its window holds less, or the candidate found is gone)
+                return None
+            regions.append((start, end))
+        if regions:
+            ends = {p.end for p in self._booked.values() if now < p.end < before.start}
+            for t in (now, *ends):
+                if any(t < hi and t + duration > lo for lo, hi in regions):
+                    times.append(t)
+        if len(times) > _RETRIES:
+            return None
+        return sorted(set(times))
 
     def _again(
         self, job_id: int, before: Placement, req: MemoryRequest, duration: int, now: int
@@ -287,8 +490,25 @@ class MemoryBookings:
         if parked is not None:
             self.alloc.release(parked)
 
-    def _state(self) -> tuple:
-        return (self._version, *self._reserved.values())
+    def _state(self) -> int:
+        """The number of the state a reservation is made in: the version (bumped when a job
+        starts, ends or moves) and the reservations held, in order."""
+        if self._state_id is None:
+            state = self._intern(("version", self._version))
+            for job_id in self._reserved.values():
+                state = self._intern((state, job_id))
+            self._state_id = state
+        return self._state_id
+
+    def _intern(self, key: tuple) -> int:
+        return self._states.setdefault(key, self._next_state + len(self._states))
+
+    def _bump(self) -> None:
+        """A job started, ended or moved: a new version (earlier states never recur)."""
+        self._version += 1
+        self._next_state += len(self._states)
+        self._states.clear()
+        self._state_id = None
 
     def _earliest(self, req: MemoryRequest, duration: int, now: int) -> Placement | None:
         """Book ``req`` at its earliest candidate start (§4.5), or None if none fits."""
@@ -317,9 +537,42 @@ class MemoryBookings:
         return placement
 
 
-def _beside(placement: Placement, start: int, end: int, ranks: tuple[int, ...]) -> bool:
+def _beside(placement: Placement, start: int, end: int, ranks: frozenset[int]) -> bool:
     """Whether spans on ``ranks`` over ``[start, end)`` leave an A-base ``placement`` as the
     allocator chose it: they miss its window or its nodes."""
     if start >= placement.end or end <= placement.start:
         return True
-    return not set(ranks).intersection(placement.nodes)
+    return ranks.isdisjoint(placement.nodes)
+
+
+def _adds_dis(
+    placement: Placement,
+    start: int,
+    end: int,
+    ranks: _Ranks,
+    large: bool,
+    duration: int,
+    now: int,
+    regions: list[tuple[int, int]],
+) -> bool:
+    """Whether spans on ``ranks`` over ``[start, end)``, added, leave an A-dis search (greedy
+    lenders) from ``now`` that found ``placement`` finding it at its start; the spans are added
+    to ``regions`` where windows they meet before it must be tried again.
+
+    * Windows before ``placement.start`` fail as before if the spans miss them, if the request
+      is not ``large`` (its local pass decides, and fails more with more spans), or if the
+      ranks are all smallest-capacity nodes: a compute node they take is replaced by another
+      small node, with the same deficit, whose whole memory leaves the lenders, who gain at
+      most the taken node's spare. Otherwise they are tried again.
+    * The window at ``placement.start`` finds the same nodes if the spans miss it, or miss its
+      nodes and come after its last lender in rank order (the lenders' cover is unchanged).
+    """
+    if end <= now or start >= placement.end:
+        return True
+    if large and start < placement.start - 1 + duration and not ranks.small:
+        regions.append((start, end))
+    if end <= placement.start:
+        return True
+    if not ranks.set.isdisjoint(placement.nodes):
+        return False
+    return not placement.lent or ranks.low > max(lender for lender, _, _ in placement.lent)
