@@ -4,7 +4,7 @@ scheduler's recall over moved and added bookings leaves every schedule as the gr
 from __future__ import annotations
 
 from disagg_strategies import JOB_MIB, allocator_ops, engine_schedules
-from hypothesis import given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.memory_machines import MemoryMachineSpec
@@ -94,3 +94,105 @@ def test_a_dis_can_fit_after_a_span_is_added():
         if added:
             assert placed.nodes == (1, 2, 3)
             assert sum(m for _, _, m in placed.lent) == 3 * (61440 - 32768)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(3, 8), st.data(), allocator_ops(12), st.integers(2, 4), st.integers(32769, 90000)
+)
+def test_a_dis_fails_as_before_after_a_span_keeping_at_most_the_request_free(
+    nodes, data, ops, need, mib
+):
+    # the lemma behind ``_adds_dis``: a failed A-dis window stays failed when a span is added
+    # that keeps at most ``mib`` free (capacity less what it holds) on every node it holds
+    capacity = MemoryMachineSpec(nodes, data.draw(st.integers(1, nodes))).capacities()
+    alloc = ArrayAllocator(capacity, 32, "dis")
+    for op in ops:
+        if op[0] == "alloc":
+            _, n, m, start, duration = op
+            alloc.allocate(MemoryRequest(n, m), at=start, duration=duration)
+    req, at, duration = MemoryRequest(need, mib), data.draw(st.integers(0, 40)), 20
+    busy = set(alloc._node[alloc._overlapping(at, at + duration)].tolist())
+    free = [r for r in range(nodes) if r not in busy]
+    assume(free and not alloc.could_fit(req, at, duration))
+    node = data.draw(st.sampled_from(free))
+    held = data.draw(st.integers(max(1, capacity[node] - mib), capacity[node]))
+    alloc.rebook(Placement((node,), (held,), (), at, at + duration, (0,), held))
+    assert not alloc.could_fit(req, at, duration)
+
+
+def test_starts_within_sees_held_spans_only():
+    alloc = ArrayAllocator([32768] * 3, 32, "dis")
+    held = alloc.allocate(MemoryRequest(1, 1024), at=10, duration=5)
+    parked = alloc.allocate(MemoryRequest(1, 1024), at=20, duration=5)
+    gone = alloc.allocate(MemoryRequest(1, 1024), at=30, duration=5)
+    assert (held.nodes, parked.nodes, gone.nodes) == ((0,), (0,), (0,))
+    alloc.park(parked)
+    alloc.release(gone)
+    assert alloc.starts_within([0], 10, 11)
+    assert not alloc.starts_within([0], 11, 40)  # parked at 20, released at 30
+    assert not alloc.starts_within([1, 2], 0, 40)
+    alloc.unpark(parked)
+    assert alloc.starts_within([2, 0], 15, 21)
+    assert alloc.place(MemoryRequest(1, 1024), 20, 5) == ((1,), (1024,), ())
+
+
+@st.composite
+def _pressed_workloads(draw):
+    """4-10 nodes, 25-45 jobs arriving together with large memory and long runtimes: queues
+    deeper than the machine, reservations that move as contention stretches the runs."""
+    n = draw(st.integers(4, 10))
+    jobs = []
+    for i in range(draw(st.integers(25, 45))):
+        runtime = draw(st.integers(5, 150))
+        extra = {"mem_mib": draw(JOB_MIB), "app_id": draw(st.sampled_from(sorted(APPS)))}
+        walltime = runtime + draw(st.sampled_from([0, 0, 0, 40]))
+        jobs.append(
+            Job(i + 1, draw(st.integers(0, 60)), runtime, walltime,
+                nodes=draw(st.integers(1, max(1, n // 2))), extra=extra)
+        )  # fmt: skip
+    return MemoryMachineSpec(n, draw(st.integers(0, n))), jobs
+
+
+@settings(max_examples=40, deadline=None)
+@given(_pressed_workloads(), st.sampled_from(["base", "dis"]), st.sampled_from([3, 100]))
+def test_reservations_carried_between_passes_match_the_brute_force_scheduler(work, kind, depth):
+    from disagg_oracle import oracle_schedule
+
+    from fluxgraph.sched.disagg.sim import DisaggSimulator
+
+    spec, jobs = work
+    result = DisaggSimulator(spec, jobs, kind, backfill_depth=depth).run()
+    want, rejected = oracle_schedule(spec.capacities(), kind, jobs, depth)
+    got = {r.job.id: (r.start, r.end, r.nodes, r.lent) for r in result.records if r.completed}
+    assert got == want
+    assert sorted(r.job.id for r in result.records if r.rejected) == sorted(rejected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_pressed_workloads(), st.sampled_from(["base", "dis"]))
+def test_every_reservation_found_again_is_the_earliest_start(work, kind):
+    # each reservation the scheduler books again without a search (carried from the previous
+    # pass, recalled, or remembered) is the first candidate where the job fits now
+    from fluxgraph.sched.disagg.booking import MemoryBookings
+    from fluxgraph.sched.disagg.sim import DisaggSimulator
+
+    found_again = MemoryBookings._again
+    checked = []
+
+    def again(self, job_id, before, req, duration, now):
+        times = sorted({now, *(p.end for p in self._booked.values() if p.end > now)})
+        first = next(
+            ((t, got) for t in times if (got := self.alloc.place(req, t, duration)) is not None),
+            None,
+        )
+        assert first == (before.start, (before.nodes, before.local, before.lent)), (job_id, now)
+        checked.append(job_id)
+        return found_again(self, job_id, before, req, duration, now)
+
+    MemoryBookings._again = again
+    try:
+        DisaggSimulator(*work, kind).run()
+    finally:
+        MemoryBookings._again = found_again
+    event(f"reservations found again: {'some' if checked else 'none'}")

@@ -130,6 +130,13 @@ class ArrayAllocator:
         placed = (placement.nodes, placement.local, placement.lent)
         return self._book(req, placement.start, placement.end, placed)
 
+    def place(
+        self, req: MemoryRequest, at: int, duration: int
+    ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int], ...]] | None:
+        """``(nodes, local, lent)`` :meth:`allocate` would book over the window (nothing
+        booked), or None."""
+        return self._place(req, at, at + duration)
+
     def could_fit(self, req: MemoryRequest, at: int, duration: int) -> bool:
         """Whether :meth:`allocate` places ``req`` over the window (exact; nothing booked)."""
         return self._place(req, at, at + duration) is not None

@@ -49,8 +49,10 @@ simulator cancels is only hidden (``park``) and shown again (``unpark``) in that
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched.allocator import Allocation
@@ -63,17 +65,19 @@ __all__ = ["MemoryBookings", "request_of"]
 
 _NEVER = 1 << 62  # after every time
 _RETRIES = 3  # candidates a search found again may try; more: search anew
+_CHANGES, _KEEPS, _VERIFY = range(3)  # what spans added do to a search (:func:`_adds_dis`)
 
 
 @dataclass(frozen=True, slots=True)
 class _Ranks:
     """The nodes a booking holds (compute nodes, then lenders): ``all`` in that order, as a
-    ``set``, the ``low``-est rank, and whether all are ``small`` (of the smallest capacity)."""
+    ``set``, the ``low``-est rank, and the ``slack``: the most memory one of them keeps free
+    (capacity less the booking's share or loan there)."""
 
     all: tuple[int, ...]
     set: frozenset[int]
     low: int
-    small: bool
+    slack: int
 
 
 @dataclass(slots=True)
@@ -138,11 +142,13 @@ class MemoryBookings:
         self._parks = isinstance(alloc, ArrayAllocator)
         self._monotone = alloc.kind == "base"
         self._smallest = min(alloc.capacity)
-        self._small = frozenset(r for r, c in enumerate(alloc.capacity) if c == self._smallest)
         self._rank_cache: dict[int, _Ranks] = {}  # content number -> the nodes it holds
         self._cids: dict[tuple, int] = {}  # a booking's content -> its number
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
         self._contents: list[tuple] = []  # content number -> (start, end, nodes, local, lent)
+        # content number -> the number of its content but the end (a moved booking keeps it)
+        self._span: list[int] = []
+        self._spans: dict[tuple, int] = {}
         # job id -> (placement, the search's now, content numbers of the bookings it met)
         self._later: dict[int, tuple[Placement, int, frozenset[int]]] = {}
         self._held: set[int] = set()  # content numbers of the bookings held
@@ -185,11 +191,11 @@ class MemoryBookings:
                 # -1: not known, the next pass does not carry it
                 known = self._prev.get(job.id)
                 then = known.then if known is not None and known.placement is memo[0] else -1
-            if placement is None:
+            if placement is None:  # (False: carried over, but it may have moved)
                 placement = self._carry(job.id, req, duration, now)
             if placement is None:
                 placement = self._recall(job.id, req, duration, now)
-            if placement is None:
+            if not placement:
                 placement = self._earliest(req, duration, now)
                 if placement is not None and placement.start > now:  # (not in _booked yet)
                     self._later[job.id] = (placement, now, frozenset(self._held))
@@ -266,6 +272,8 @@ class MemoryBookings:
         cid = self._cids.setdefault(key, len(self._cids))
         if cid == len(self._contents):
             self._contents.append(key)
+            span = (p.start, p.nodes, p.local, p.lent)
+            self._span.append(self._spans.setdefault(span, len(self._spans)))
         self._cid[jobid] = cid
         self._held.add(cid)
         if self._first_end is not None:
@@ -276,9 +284,14 @@ class MemoryBookings:
         """The nodes booking content ``cid`` holds (computed once)."""
         ranks = self._rank_cache.get(cid)
         if ranks is None:
-            _, _, nodes, _, lent = self._contents[cid]
-            every = (*nodes, *(lender for lender, _, _ in lent))
-            ranks = _Ranks(every, frozenset(every), min(every), self._small.issuperset(every))
+            _, _, nodes, local, lent = self._contents[cid]
+            held = dict(zip(nodes, local, strict=True))
+            for lender, _, mib in lent:
+                held[lender] = held.get(lender, 0) + mib
+            every = (*nodes, *(r for r in held if r not in nodes))
+            cap = self.alloc.capacity
+            slack = max(cap[r] - mib for r, mib in held.items())
+            ranks = _Ranks(every, frozenset(every), min(every), slack)
             self._rank_cache[cid] = ranks
         return ranks
 
@@ -304,9 +317,11 @@ class MemoryBookings:
         if entry is not None:
             self._added.append(entry.cid)
 
-    def _carry(self, job_id: int, req: MemoryRequest, duration: int, now: int) -> Placement | None:
-        """The job's reservation of the previous pass, shown again, if a search now would find
-        it again (else None).
+    def _carry(
+        self, job_id: int, req: MemoryRequest, duration: int, now: int
+    ) -> Placement | Literal[False] | None:
+        """The job's reservation of the previous pass, shown again (or the job booked now) if
+        a search now would find it again; False if it may not; None if it was not carried over.
 
         That reservation was found (or confirmed) by a search at ``then`` among the bookings
         held then: the running ones and the reservations made before it in that pass. Those
@@ -334,7 +349,10 @@ class MemoryBookings:
                 net[cid] = net.get(cid, 0) - 1
         new = {cid for cid, n in net.items() if n > 0}
         extra = {cid for cid, n in net.items() if n < 0}
-        return self._confirm(job_id, known.placement, known.then, new, extra, req, duration, now)
+        placement = self._confirm(
+            job_id, known.placement, known.then, new, extra, req, duration, now
+        )
+        return False if placement is None else placement
 
     def _recall(self, job_id: int, req: MemoryRequest, duration: int, now: int) -> Placement | None:
         """The job's earliest start from its last search, if that search met the bookings that
@@ -377,7 +395,10 @@ class MemoryBookings:
             if placement is not None:
                 return placement
         for t in checks:
-            if self.alloc.could_fit(req, t, duration):
+            if t == before.start:  # (the last: is it placed as before?)
+                if self.alloc.place(req, t, duration) != (before.nodes, before.local, before.lent):
+                    return None
+            elif self.alloc.could_fit(req, t, duration):
                 return None
         # the spans meeting its window are those the search met
         return self._again(job_id, before, req, duration, now)
@@ -392,6 +413,7 @@ class MemoryBookings:
         now: int,
     ) -> list[int] | None:
         """The candidate times a search that found ``before`` must try again to find it again
+        (ascending; ``before.start`` last where it must be placed there again to know)
         though the bookings ``gone`` since are held as ``new`` (on the span table only), or None
         if it may find something else (or too many to try). The changes that qualify:
 
@@ -407,36 +429,49 @@ class MemoryBookings:
           free nodes in the pass's order are the ones found;
         * under A-dis (greedy lenders), spans added (a booking, or a running booking's later
           end) that :func:`_adds_dis` allows;
-        * spans removed (a booking, or a running booking's earlier end) before
-          ``before.start`` (not ending there, so the candidate found stays).
+        * spans removed (a booking, or a running booking's earlier end), where the candidate
+          found stays one.
 
         The candidates whose windows meet spans removed, or spans added where A-dis is not
-        monotone, and the ends added before ``before.start`` are tried again.
+        monotone, and the ends added before ``before.start`` are tried again; ``before`` is
+        placed again at its start where spans removed meet its window or spans added may
+        change its lenders.
         """
         alloc = self.alloc
         if not isinstance(alloc, ArrayAllocator):
             return None
         contents = self._contents
-        was = {(c[0], *c[2:]): c[1] for c in map(contents.__getitem__, gone)}
+        span = self._span
+        was = {span[cid]: cid for cid in gone}  # the content numbers of spans gone
         dis = alloc.kind == "dis" and alloc.lender_mode == "greedy"
-        large = req.mib > self._smallest
+        # spans keeping more memory free than this on a node may let windows before
+        # ``before.start`` fit (:func:`_adds_dis`); requests within every node: never
+        floor = req.mib if req.mib > self._smallest else _NEVER
         regions: list[tuple[int, int]] = []  # spans the windows meeting them are tried again
-        times: list[int] = []  # new candidates
+        times: set[int] = set()  # candidates to try again
+        verify = False  # whether ``before`` must be placed again at its start
+        found = False  # whether an end removed was at ``before.start`` (must still be one)
         for cid in new:
-            start, end, nodes, local, lent = contents[cid]
+            start, end = contents[cid][:2]
+            old = was.pop(span[cid], None)
+            if old is None and (end <= now or start >= before.end):
+                continue  # (meets no window the search tries, nor adds a candidate to them)
             ranks = self._ranks(cid)
-            old_end = was.pop((start, nodes, local, lent), None)
-            if old_end is None:
+            if old is None:
                 if alloc.kind == "base":
                     if not _beside(before, start, end, ranks.set):
                         return None
-                elif not dis or not _adds_dis(
-                    before, start, end, ranks, large, duration, now, regions
-                ):
+                elif not dis:
                     return None
+                else:
+                    kept = _adds_dis(before, start, end, ranks, floor, duration, now, regions)
+                    if kept == _CHANGES:
+                        return None
+                    verify |= kept == _VERIFY
                 if now < end < before.start:
-                    times.append(end)
+                    times.add(end)
                 continue
+            old_end = contents[old][1]  # (the same booking, ending elsewhere)
             if start > now:
                 return None
             if min(end, old_end) > before.start:
@@ -444,31 +479,41 @@ class MemoryBookings:
                 if lo < hi and alloc.starts_within(ranks.all, lo, hi):
                     return None
                 continue
-            if not dis or old_end == before.start:  # (the candidate it found may be gone)
+            if not dis:
                 return None
+            found |= old_end == before.start
             if end > old_end:
-                if not _adds_dis(before, old_end, end, ranks, large, duration, now, regions):
+                kept = _adds_dis(before, old_end, end, ranks, floor, duration, now, regions)
+                if kept == _CHANGES:
                     return None
-            elif old_end > before.start:
-                return None  # (its window holds less)
-            else:
+                verify |= kept == _VERIFY
+            else:  # spans removed over [end, old_end)
                 regions.append((end, old_end))
+                verify |= old_end > before.start
             if now < end < before.start:
-                times.append(end)
-        for (start, *_), end in was.items():  # spans removed (a reservation made elsewhere)
-            if start >= before.end:
-                continue
-            if end >= before.start:  # (its window holds less, or the candidate found is gone)
-                return None
-            regions.append((start, end))
-        if regions:
-            ends = {p.end for p in self._booked.values() if now < p.end < before.start}
+                times.add(end)
+        for start, end in (contents[cid][:2] for cid in was.values()):  # spans removed
+            if start < before.end:
+                regions.append((start, end))
+                verify |= end > before.start
+                found |= end == before.start
+        if regions or found:
+            ends = {p.end for p in self._booked.values() if now < p.end <= before.start}
+            if found and before.start != now and before.start not in ends:
+                return None  # (the candidate it found is gone)
+            # the candidates whose windows meet a region: t in [lo - duration + 1, hi)
+            reach = _merged([(lo - duration + 1, hi) for lo, hi in regions])
+            starts = [lo for lo, _ in reach]
             for t in (now, *ends):
-                if any(t < hi and t + duration > lo for lo, hi in regions):
-                    times.append(t)
-        if len(times) > _RETRIES:
-            return None
-        return sorted(set(times))
+                i = bisect_right(starts, t) - 1
+                if t < before.start and i >= 0 and t < reach[i][1]:
+                    times.add(t)
+                    if len(times) > _RETRIES:
+                        return None
+        tries = sorted(times)
+        if verify:
+            tries.append(before.start)
+        return None if len(tries) > _RETRIES else tries
 
     def _again(
         self, job_id: int, before: Placement, req: MemoryRequest, duration: int, now: int
@@ -550,29 +595,51 @@ def _adds_dis(
     start: int,
     end: int,
     ranks: _Ranks,
-    large: bool,
+    floor: int,
     duration: int,
     now: int,
     regions: list[tuple[int, int]],
-) -> bool:
+) -> int:
     """Whether spans on ``ranks`` over ``[start, end)``, added, leave an A-dis search (greedy
-    lenders) from ``now`` that found ``placement`` finding it at its start; the spans are added
-    to ``regions`` where windows they meet before it must be tried again.
+    lenders) from ``now`` that found ``placement`` finding it at its start (:data:`_KEEPS`),
+    maybe (:data:`_VERIFY`: place it there again to know) or not (:data:`_CHANGES`); the spans
+    are added to ``regions`` where windows they meet before it must be tried again.
 
-    * Windows before ``placement.start`` fail as before if the spans miss them, if the request
-      is not ``large`` (its local pass decides, and fails more with more spans), or if the
-      ranks are all smallest-capacity nodes: a compute node they take is replaced by another
-      small node, with the same deficit, whose whole memory leaves the lenders, who gain at
-      most the taken node's spare. Otherwise they are tried again.
+    * Windows before ``placement.start`` fail as before if the spans miss them, or if they
+      keep at most ``floor`` MiB free on any node (``floor``: the request's MiB if above the
+      smallest capacity; else its local pass decides, which fails more with more spans). A
+      compute node ``n`` of a failed window that they take is replaced by the next free node
+      ``n'`` (capacity at most ``n``'s), which leaves the lenders with its whole memory and
+      adds ``min(M, c_n) - min(M, c_n')`` to the deficits, while ``n`` lends at most its free
+      ``c_n - held``: the lenders' surplus changes by at most ``c_n - held - min(M, c_n)``,
+      not above 0 when ``held >= c_n - M``. Otherwise the windows are tried again.
     * The window at ``placement.start`` finds the same nodes if the spans miss it, or miss its
-      nodes and come after its last lender in rank order (the lenders' cover is unchanged).
+      nodes and come after its last lender in rank order (the lenders' cover is unchanged);
+      before it, the cover may differ.
     """
     if end <= now or start >= placement.end:
-        return True
-    if large and start < placement.start - 1 + duration and not ranks.small:
+        return _KEEPS
+    if ranks.slack > floor and start < placement.start - 1 + duration:
         regions.append((start, end))
     if end <= placement.start:
-        return True
+        return _KEEPS
     if not ranks.set.isdisjoint(placement.nodes):
-        return False
-    return not placement.lent or ranks.low > max(lender for lender, _, _ in placement.lent)
+        return _CHANGES
+    if placement.lent and ranks.low <= max(lender for lender, _, _ in placement.lent):
+        return _VERIFY
+    return _KEEPS
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[lo, hi)`` spans merged where they meet, ascending.
+
+    >>> _merged([(5, 9), (0, 2), (8, 12), (2, 3)])
+    [(0, 3), (5, 12)]
+    """
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
