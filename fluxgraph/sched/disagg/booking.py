@@ -13,7 +13,8 @@ scheduler runs on the shared :class:`~fluxgraph.sched.simulator.Simulator`:
   its resources;
 * ``check`` is §4.6 (and rejects a requested time below the runtime).
 
-Three shortcuts leave every placement unchanged (the oracle tests compare with a plain scheduler):
+Four shortcuts leave every placement unchanged (the oracle tests compare with a plain scheduler,
+and a test checks every reservation found again against the earliest start):
 
 * under A-base, while bookings are only added (no release, no re-timing) the planners only
   fill up, so a request that failed at time ``t`` makes every request at least as large
@@ -24,14 +25,20 @@ Three shortcuts leave every placement unchanged (the oracle tests compare with a
   reservations held before it); met again in that state, the job is booked at the same time
   without a search. The state is the same only if nothing started, ended or moved, so every
   running booking still ends after the new ``now`` and no earlier candidate can fit;
+* a reservation of the previous pass is carried over (:meth:`MemoryBookings._carry`): the
+  bookings its search met differ from those held now by the running bookings' changes since
+  (a log) and the reservations this pass made unlike the previous pass's, and the previous
+  reservations before it are all dealt with in this pass;
 * failing that, a job whose last search met the same bookings among those held past the new
   ``now`` (by content: nodes, window, amounts) is booked at that search's start ``T`` (if
   ``T >= now``) unless it fits at ``now`` itself: every other candidate before ``T`` is the end
-  of one of those bookings, tried by that search against the same spans, and failed. Running
-  bookings whose end moved since count as the same where no window the search tried can tell
-  the two ends apart (both after ``T``, and no span on their nodes starts between them before
-  ``T + duration``: a window's peak is at its start or at a span's start); under A-base, so do
-  bookings only added since that miss the window ``[T, T + duration)`` or its nodes.
+  of one of those bookings, tried by that search against the same spans, and failed.
+
+In the last two, the bookings may differ in ways
+:func:`~fluxgraph.sched.disagg.changes.retries` shows the search cannot tell apart (a running
+booking's end moved past ``T``; bookings added that A-base's one pass or, under A-dis, the
+lemma of :func:`~fluxgraph.sched.disagg.changes._adds_dis` leave failing; spans removed where no
+window meets them), or tells apart only at a few candidates, which are tried again.
 
 A job found again at the time it was reserved before is booked with that very placement; on
 the span table (:class:`~fluxgraph.sched.disagg.arrays.ArrayAllocator`) a reservation the
@@ -49,7 +56,6 @@ simulator cancels is only hidden (``park``) and shown again (``unpark``) in that
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -58,26 +64,13 @@ from fluxgraph.errors import SimulationError
 from fluxgraph.sched.allocator import Allocation
 from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest, Placement
 from fluxgraph.sched.disagg.arrays import ArrayAllocator
+from fluxgraph.sched.disagg.changes import Contents, retries
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 
 __all__ = ["MemoryBookings", "request_of"]
 
 _NEVER = 1 << 62  # after every time
-_RETRIES = 3  # candidates a search found again may try; more: search anew
-_CHANGES, _KEEPS, _VERIFY = range(3)  # what spans added do to a search (:func:`_adds_dis`)
-
-
-@dataclass(frozen=True, slots=True)
-class _Ranks:
-    """The nodes a booking holds (compute nodes, then lenders): ``all`` in that order, as a
-    ``set``, the ``low``-est rank, and the ``slack``: the most memory one of them keeps free
-    (capacity less the booking's share or loan there)."""
-
-    all: tuple[int, ...]
-    set: frozenset[int]
-    low: int
-    slack: int
 
 
 @dataclass(slots=True)
@@ -141,14 +134,8 @@ class MemoryBookings:
         self._parked: dict[int, Placement] = {}
         self._parks = isinstance(alloc, ArrayAllocator)
         self._monotone = alloc.kind == "base"
-        self._smallest = min(alloc.capacity)
-        self._rank_cache: dict[int, _Ranks] = {}  # content number -> the nodes it holds
-        self._cids: dict[tuple, int] = {}  # a booking's content -> its number
+        self._contents = Contents(alloc.capacity)  # the bookings' contents, numbered
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
-        self._contents: list[tuple] = []  # content number -> (start, end, nodes, local, lent)
-        # content number -> the number of its content but the end (a moved booking keeps it)
-        self._span: list[int] = []
-        self._spans: dict[tuple, int] = {}
         # job id -> (placement, the search's now, content numbers of the bookings it met)
         self._later: dict[int, tuple[Placement, int, frozenset[int]]] = {}
         self._held: set[int] = set()  # content numbers of the bookings held
@@ -268,32 +255,12 @@ class MemoryBookings:
 
     def _hold(self, jobid: int, p: Placement) -> int:
         """Number booking ``jobid``'s content, count it among the bookings held; the number."""
-        key = (p.start, p.end, p.nodes, p.local, p.lent)
-        cid = self._cids.setdefault(key, len(self._cids))
-        if cid == len(self._contents):
-            self._contents.append(key)
-            span = (p.start, p.nodes, p.local, p.lent)
-            self._span.append(self._spans.setdefault(span, len(self._spans)))
+        cid = self._contents.number(p)
         self._cid[jobid] = cid
         self._held.add(cid)
         if self._first_end is not None:
             self._first_end = min(self._first_end, p.end)
         return cid
-
-    def _ranks(self, cid: int) -> _Ranks:
-        """The nodes booking content ``cid`` holds (computed once)."""
-        ranks = self._rank_cache.get(cid)
-        if ranks is None:
-            _, _, nodes, local, lent = self._contents[cid]
-            held = dict(zip(nodes, local, strict=True))
-            for lender, _, mib in lent:
-                held[lender] = held.get(lender, 0) + mib
-            every = (*nodes, *(r for r in held if r not in nodes))
-            cap = self.alloc.capacity
-            slack = max(cap[r] - mib for r, mib in held.items())
-            ranks = _Ranks(every, frozenset(every), min(every), slack)
-            self._rank_cache[cid] = ranks
-        return ranks
 
     def _next_pass(self, now: int) -> None:
         """Start a new pass: this pass's reservations become the previous pass's."""
@@ -385,7 +352,11 @@ class MemoryBookings:
         ``extra`` (removed) in a way it cannot tell (see the module docstring); else None."""
         contents = self._contents
         gone = {cid for cid in extra if contents[cid][1] > now}
-        checks = self._checks(new, gone, before, req, duration, now) if new or gone else ()
+        checks = (
+            retries(self.alloc, contents, new, gone, before, req, duration, now, self._ends)
+            if new or gone
+            else ()
+        )
         if checks is None:
             return None
         # A-base is monotone: failing at the search's last candidate before now, it fails now
@@ -403,117 +374,9 @@ class MemoryBookings:
         # the spans meeting its window are those the search met
         return self._again(job_id, before, req, duration, now)
 
-    def _checks(
-        self,
-        new: set[int],
-        gone: set[int],
-        before: Placement,
-        req: MemoryRequest,
-        duration: int,
-        now: int,
-    ) -> list[int] | None:
-        """The candidate times a search that found ``before`` must try again to find it again
-        (ascending; ``before.start`` last where it must be placed there again to know)
-        though the bookings ``gone`` since are held as ``new`` (on the span table only), or None
-        if it may find something else (or too many to try). The changes that qualify:
-
-        * a running booking now ending elsewhere (the same nodes, start and amounts) in a way no
-          window the search tried can tell apart: both ends after ``before.start`` (the
-          candidates up to it are unchanged, the spans meet every window tried), and no other
-          span on its nodes starts between the two ends before ``before.end`` (a window's peak
-          is at its start or at a span's start, where both versions hold the same amounts);
-        * under A-base, a booking added: every window the search tried (and one starting at
-          the new end, which holds no more than the candidate before it) still fails, as its
-          one pass (``N`` free nodes of capacity >= ``M``) only fails more with more spans; and
-          at ``before.start`` it meets no window or none of ``before``'s nodes, so the first
-          free nodes in the pass's order are the ones found;
-        * under A-dis (greedy lenders), spans added (a booking, or a running booking's later
-          end) that :func:`_adds_dis` allows;
-        * spans removed (a booking, or a running booking's earlier end), where the candidate
-          found stays one.
-
-        The candidates whose windows meet spans removed, or spans added where A-dis is not
-        monotone, and the ends added before ``before.start`` are tried again; ``before`` is
-        placed again at its start where spans removed meet its window or spans added may
-        change its lenders.
-        """
-        alloc = self.alloc
-        if not isinstance(alloc, ArrayAllocator):
-            return None
-        contents = self._contents
-        span = self._span
-        was = {span[cid]: cid for cid in gone}  # the content numbers of spans gone
-        dis = alloc.kind == "dis" and alloc.lender_mode == "greedy"
-        # spans keeping more memory free than this on a node may let windows before
-        # ``before.start`` fit (:func:`_adds_dis`); requests within every node: never
-        floor = req.mib if req.mib > self._smallest else _NEVER
-        regions: list[tuple[int, int]] = []  # spans the windows meeting them are tried again
-        times: set[int] = set()  # candidates to try again
-        verify = False  # whether ``before`` must be placed again at its start
-        found = False  # whether an end removed was at ``before.start`` (must still be one)
-        for cid in new:
-            start, end = contents[cid][:2]
-            old = was.pop(span[cid], None)
-            if old is None and (end <= now or start >= before.end):
-                continue  # (meets no window the search tries, nor adds a candidate to them)
-            ranks = self._ranks(cid)
-            if old is None:
-                if alloc.kind == "base":
-                    if not _beside(before, start, end, ranks.set):
-                        return None
-                elif not dis:
-                    return None
-                else:
-                    kept = _adds_dis(before, start, end, ranks, floor, duration, now, regions)
-                    if kept == _CHANGES:
-                        return None
-                    verify |= kept == _VERIFY
-                if now < end < before.start:
-                    times.add(end)
-                continue
-            old_end = contents[old][1]  # (the same booking, ending elsewhere)
-            if start > now:
-                return None
-            if min(end, old_end) > before.start:
-                lo, hi = min(end, old_end), min(max(end, old_end), before.end)
-                if lo < hi and alloc.starts_within(ranks.all, lo, hi):
-                    return None
-                continue
-            if not dis:
-                return None
-            found |= old_end == before.start
-            if end > old_end:
-                kept = _adds_dis(before, old_end, end, ranks, floor, duration, now, regions)
-                if kept == _CHANGES:
-                    return None
-                verify |= kept == _VERIFY
-            else:  # spans removed over [end, old_end)
-                regions.append((end, old_end))
-                verify |= old_end > before.start
-            if now < end < before.start:
-                times.add(end)
-        for start, end in (contents[cid][:2] for cid in was.values()):  # spans removed
-            if start < before.end:
-                regions.append((start, end))
-                verify |= end > before.start
-                found |= end == before.start
-        if regions or found:
-            ends = {p.end for p in self._booked.values() if now < p.end <= before.start}
-            if found and before.start != now and before.start not in ends:
-                return None  # (the candidate it found is gone)
-            # the candidates whose windows meet a region: t in [lo - duration + 1, hi)
-            reach = _merged([(lo - duration + 1, hi) for lo, hi in regions])
-            starts = [lo for lo, _ in reach]
-            for t in (now, *ends):
-                i = bisect_right(starts, t) - 1
-                if t < before.start and i >= 0 and t < reach[i][1]:
-                    times.add(t)
-                    if len(times) > _RETRIES:
-                        return None
-        tries = sorted(times)
-        if verify:
-            tries.append(before.start)
-        return None if len(tries) > _RETRIES else tries
+    def _ends(self, now: int, last: int) -> set[int]:
+        """The ends of the bookings held in ``(now, last]``."""
+        return {p.end for p in self._booked.values() if now < p.end <= last}
 
     def _again(
         self, job_id: int, before: Placement, req: MemoryRequest, duration: int, now: int
@@ -580,66 +443,3 @@ class MemoryBookings:
         if placement is None:
             self._failed.setdefault(t, []).append((req.nodes, req.mib, duration))
         return placement
-
-
-def _beside(placement: Placement, start: int, end: int, ranks: frozenset[int]) -> bool:
-    """Whether spans on ``ranks`` over ``[start, end)`` leave an A-base ``placement`` as the
-    allocator chose it: they miss its window or its nodes."""
-    if start >= placement.end or end <= placement.start:
-        return True
-    return ranks.isdisjoint(placement.nodes)
-
-
-def _adds_dis(
-    placement: Placement,
-    start: int,
-    end: int,
-    ranks: _Ranks,
-    floor: int,
-    duration: int,
-    now: int,
-    regions: list[tuple[int, int]],
-) -> int:
-    """Whether spans on ``ranks`` over ``[start, end)``, added, leave an A-dis search (greedy
-    lenders) from ``now`` that found ``placement`` finding it at its start (:data:`_KEEPS`),
-    maybe (:data:`_VERIFY`: place it there again to know) or not (:data:`_CHANGES`); the spans
-    are added to ``regions`` where windows they meet before it must be tried again.
-
-    * Windows before ``placement.start`` fail as before if the spans miss them, or if they
-      keep at most ``floor`` MiB free on any node (``floor``: the request's MiB if above the
-      smallest capacity; else its local pass decides, which fails more with more spans). A
-      compute node ``n`` of a failed window that they take is replaced by the next free node
-      ``n'`` (capacity at most ``n``'s), which leaves the lenders with its whole memory and
-      adds ``min(M, c_n) - min(M, c_n')`` to the deficits, while ``n`` lends at most its free
-      ``c_n - held``: the lenders' surplus changes by at most ``c_n - held - min(M, c_n)``,
-      not above 0 when ``held >= c_n - M``. Otherwise the windows are tried again.
-    * The window at ``placement.start`` finds the same nodes if the spans miss it, or miss its
-      nodes and come after its last lender in rank order (the lenders' cover is unchanged);
-      before it, the cover may differ.
-    """
-    if end <= now or start >= placement.end:
-        return _KEEPS
-    if ranks.slack > floor and start < placement.start - 1 + duration:
-        regions.append((start, end))
-    if end <= placement.start:
-        return _KEEPS
-    if not ranks.set.isdisjoint(placement.nodes):
-        return _CHANGES
-    if placement.lent and ranks.low <= max(lender for lender, _, _ in placement.lent):
-        return _VERIFY
-    return _KEEPS
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``[lo, hi)`` spans merged where they meet, ascending.
-
-    >>> _merged([(5, 9), (0, 2), (8, 12), (2, 3)])
-    [(0, 3), (5, 12)]
-    """
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(spans):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
