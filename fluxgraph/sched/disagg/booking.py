@@ -359,8 +359,14 @@ class MemoryBookings:
         )
         if checks is None:
             return None
-        # A-base is monotone: failing at the search's last candidate before now, it fails now
-        tried = now == then or self._monotone or any(contents[cid][1] == now for cid in extra)
+        # A-base, and A-dis for a request within every node (its local pass decides), are
+        # monotone: failing at the search's last candidate before now, it fails now
+        tried = (
+            now == then
+            or self._monotone
+            or req.mib <= self._contents.smallest
+            or any(contents[cid][1] == now for cid in extra)
+        )
         if not tried:  # the search did not try now (not its now, nor the end of a booking)
             placement = self.alloc.allocate(req, at=now, duration=duration, now=now)
             if placement is not None:

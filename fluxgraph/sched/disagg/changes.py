@@ -99,10 +99,12 @@ def retries(
     now: int,
     ends: Callable[[int, int], set[int]],
 ) -> list[int] | None:
-    """The candidate times a search that found ``before`` must try again to find it again
-    (ascending; ``before.start`` last where it must be placed there again to know)
-    though the bookings ``gone`` since are held as ``new`` (on the span table only), or None
-    if it may find something else (or too many to try). The changes that qualify:
+    """What a search that found ``before`` (at ``T = before.start``) must try again to find
+    it now that the bookings ``gone`` are held as ``new`` (content numbers): the candidate
+    times (ascending; ``T`` last where ``before`` must be placed there again to know), or None
+    if it may find something else where it is not tried, or there are over 3 times to try
+    (on the span table only; ``ends(now, T)``: the ends of the bookings held in ``(now, T]``).
+    The changes that qualify:
 
     * a running booking now ending elsewhere (the same nodes, start and amounts) in a way no
       window the search tried can tell apart: both ends after ``before.start`` (the
