@@ -11,9 +11,12 @@ NT(A-dis) > NT(A-base) at (25, 50).
     python3 benchmarks/disagg_bench.py --jobs 100 --write
     python3 benchmarks/disagg_bench.py --engine graph   # placements by the graph matcher
     python3 benchmarks/disagg_bench.py --spec-cells --write   # spec-size runs, timed one by one
+    PYTHONPATH=/path/to/old/checkout python3 benchmarks/disagg_bench.py --spec-cells --write \
+        --out before.json                                    # the same cells on another commit
 
 ``--spec-cells`` times a few cells of the study's grid at the spec's size (1024 nodes, window 0
-of 2000 jobs; lublin at 2 and KTH at 1 processors per node), as the study runs them.
+of 2000 jobs; lublin at 2 and KTH at 1 processors per node), as the study runs them, with a
+digest of every job's placement to compare commits.
 
 CPU seconds are the process's (``time.process_time``): the machine is shared, wall time is noisy.
 """
@@ -28,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import machine_info, write_json
+from disagg_fingerprint import digest
 
 from fluxgraph.memory_machines import MemoryMachineSpec, large_count
 from fluxgraph.sched.disagg.metrics import run_metrics
@@ -41,8 +45,11 @@ KTH = REPO.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
 #: Spec-size cells timed by ``--spec-cells``: (trace, procs per node, S, X, allocator).
 SPEC_CELLS = (
     (LUBLIN, 2, 100, 0, "base"),
+    (LUBLIN, 2, 25, 25, "base"),
     (LUBLIN, 2, 50, 50, "base"),
+    (LUBLIN, 2, 25, 25, "dis"),
     (LUBLIN, 2, 25, 50, "dis"),
+    (LUBLIN, 2, 50, 75, "dis"),
     (LUBLIN, 2, 0, 50, "dis"),
     (LUBLIN, 2, 15, 75, "dis"),
     (KTH, 1, 25, 50, "base"),
@@ -61,6 +68,7 @@ def spec_cells(engine: str, nodes: int = 1024, jobs: int = 2000) -> dict:
         result = DisaggSimulator(spec, mix, kind, engine=engine).run()
         cpu = time.process_time() - t0
         row = {"trace": trace.stem, "S": s, "X": x, "alloc": kind, "cpu_s": round(cpu, 2)}
+        row["digest"] = digest(result)  # every job's placement (disagg_fingerprint.py)
         row.update(result.stats)
         row.update({k: round(v, 4) for k, v in run_metrics(result).items()})
         rows.append(row)
@@ -122,6 +130,7 @@ def main() -> None:
     parser.add_argument("--engine", choices=ENGINES, default="arrays")
     parser.add_argument("--spec-cells", action="store_true", help="time spec-size cells")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results JSON")
+    parser.add_argument("--out", help="with --write: this file instead of the dated one")
     args = parser.parse_args()
     if not LUBLIN.exists():
         sys.exit(f"{LUBLIN} is missing")
@@ -138,7 +147,8 @@ def main() -> None:
         out["machine"] = machine_info(REPO)
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
         name = "disagg_spec_cells" if args.spec_cells else "disagg_bench"
-        write_json(REPO / "benchmarks" / "results" / f"{name}_{stamp}.json", out)
+        path = args.out or REPO / "benchmarks" / "results" / f"{name}_{stamp}.json"
+        write_json(Path(path), out)
 
 
 if __name__ == "__main__":

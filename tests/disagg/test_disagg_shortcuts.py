@@ -55,24 +55,34 @@ def test_parked_placements_are_invisible_and_come_back_unchanged(nodes, data, ki
 
 
 @st.composite
-def _queued_workloads(draw):
-    """6-12 nodes and 20-40 jobs arriving close together, requested times above the runtimes:
-    long queues, early ends, backfilled starts (every kind of recall)."""
-    n = draw(st.integers(6, 12))
-    jobs = []
-    for i in range(draw(st.integers(20, 40))):
-        runtime = draw(st.integers(1, 120))
+def _queues(draw, nodes, jobs, runtimes, slacks, submits, width=None):
+    """``(spec, jobs)``: a machine of ``nodes`` (range) and ``jobs`` (range) jobs with runtimes
+    in ``runtimes``, requested times ``runtime + one of slacks``, submitted in
+    ``[0, submits]``, of 1 to ``width`` nodes (None: half the machine)."""
+    n = draw(st.integers(*nodes))
+    out = []
+    for i in range(draw(st.integers(*jobs))):
+        runtime = draw(st.integers(*runtimes))
         extra = {"mem_mib": draw(JOB_MIB), "app_id": draw(st.sampled_from(sorted(APPS)))}
-        walltime = runtime + draw(st.sampled_from([0, 0, 10, 90]))
-        submit = draw(st.integers(0, 200))
-        jobs.append(
-            Job(i + 1, submit, runtime, walltime, nodes=draw(st.integers(1, 4)), extra=extra)
+        walltime = runtime + draw(st.sampled_from(slacks))
+        size = draw(st.integers(1, width or max(1, n // 2)))
+        out.append(
+            Job(i + 1, draw(st.integers(0, submits)), runtime, walltime, nodes=size, extra=extra)
         )
-    return MemoryMachineSpec(n, draw(st.integers(0, n))), jobs
+    return MemoryMachineSpec(n, draw(st.integers(0, n))), out
+
+
+#: 6-12 nodes and 20-40 jobs arriving close together, requested times above the runtimes:
+#: long queues, early ends, backfilled starts (every kind of recall).
+_queued_workloads = _queues((6, 12), (20, 40), (1, 120), [0, 0, 10, 90], 200, width=4)
+
+#: 4-10 nodes, 25-45 jobs arriving together with large memory and long runtimes: queues deeper
+#: than the machine, reservations that move as contention stretches the runs.
+_pressed = _queues((4, 10), (25, 45), (5, 150), [0, 0, 0, 40], 60)
 
 
 @settings(max_examples=12, deadline=None)
-@given(_queued_workloads(), st.sampled_from(["base", "dis"]), st.booleans())
+@given(_queued_workloads, st.sampled_from(["base", "dis"]), st.booleans())
 def test_engines_agree_on_long_queues(work, kind, self_interference):
     spec, jobs = work
     graph, arrays = engine_schedules(spec, jobs, kind, self_interference=self_interference)
@@ -137,25 +147,8 @@ def test_starts_within_sees_held_spans_only():
     assert alloc.place(MemoryRequest(1, 1024), 20, 5) == ((1,), (1024,), ())
 
 
-@st.composite
-def _pressed_workloads(draw):
-    """4-10 nodes, 25-45 jobs arriving together with large memory and long runtimes: queues
-    deeper than the machine, reservations that move as contention stretches the runs."""
-    n = draw(st.integers(4, 10))
-    jobs = []
-    for i in range(draw(st.integers(25, 45))):
-        runtime = draw(st.integers(5, 150))
-        extra = {"mem_mib": draw(JOB_MIB), "app_id": draw(st.sampled_from(sorted(APPS)))}
-        walltime = runtime + draw(st.sampled_from([0, 0, 0, 40]))
-        jobs.append(
-            Job(i + 1, draw(st.integers(0, 60)), runtime, walltime,
-                nodes=draw(st.integers(1, max(1, n // 2))), extra=extra)
-        )  # fmt: skip
-    return MemoryMachineSpec(n, draw(st.integers(0, n))), jobs
-
-
 @settings(max_examples=40, deadline=None)
-@given(_pressed_workloads(), st.sampled_from(["base", "dis"]), st.sampled_from([3, 100]))
+@given(_pressed, st.sampled_from(["base", "dis"]), st.sampled_from([3, 100]))
 def test_reservations_carried_between_passes_match_the_brute_force_scheduler(work, kind, depth):
     from disagg_oracle import oracle_schedule
 
@@ -170,7 +163,7 @@ def test_reservations_carried_between_passes_match_the_brute_force_scheduler(wor
 
 
 @settings(max_examples=40, deadline=None)
-@given(_pressed_workloads(), st.sampled_from(["base", "dis"]))
+@given(_pressed, st.sampled_from(["base", "dis"]))
 def test_every_reservation_found_again_is_the_earliest_start(work, kind):
     # each reservation the scheduler books again without a search (carried from the previous
     # pass, recalled, or remembered) is the first candidate where the job fits now

@@ -6,6 +6,7 @@ import pytest
 
 from fluxgraph.memory_machines import build_memory_machine
 from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.sched.disagg.arrays import ArrayAllocator
 from fluxgraph.sched.disagg.contention import APPS, MemoryContention, job_speed
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
@@ -15,9 +16,12 @@ GIB = 1024
 JOBS = {"A": (19, 2, 16), "B": (1, 2, 48), "C": (36, 2, 80), "D": (6, 1, 8)}
 
 
-@pytest.fixture
-def toy10():
-    alloc = MemoryAllocator(build_memory_machine(10, 5), "dis")
+@pytest.fixture(params=["graph", "arrays"])
+def toy10(request):
+    if request.param == "graph":
+        alloc = MemoryAllocator(build_memory_machine(10, 5), "dis")
+    else:  # the span table the simulator uses by default
+        alloc = ArrayAllocator([32 * GIB] * 5 + [64 * GIB] * 5, cores=32, kind="dis")
     placed = {
         name: alloc.allocate(MemoryRequest(n, gib * GIB), at=0, duration=100)
         for name, (_, n, gib) in JOBS.items()
