@@ -126,7 +126,6 @@ class MemoryBookings:
         self.stats = {"allocate_calls": 0, "resizes": 0}
         self._booked: dict[int, Placement] = {}  # booking id -> placement (runs, reservations)
         self._reserved: dict[int, int] = {}  # booking id -> job id, reservations in order
-        self._version = 0  # bumped when a job starts, ends or moves
         self._failed: dict[int, list[tuple[int, int, int]]] = {}  # t -> (nodes, mib, duration)
         self._memo: dict[int, tuple[Placement, int]] = {}  # job id -> (reservation, its state)
         # job id -> its reservation released by the simulator but kept (hidden) on the span
@@ -141,8 +140,8 @@ class MemoryBookings:
         self._held: set[int] = set()  # content numbers of the bookings held
         self._first_end: int | None = None  # the earliest end among them (None: not known)
         # the state a reservation is made in, as a number (see :meth:`_state`)
-        self._states: dict[tuple, int] = {}  # (parent state or version, job id) -> number
-        self._next_state = 0  # numbers below this were given out before the last version
+        self._states: dict[tuple, int] = {}  # () or (parent state, job id) -> number
+        self._next_state = 0  # numbers below this were given out before the last bump
         self._state_id: int | None = None
         # the running bookings' changes, in order: (content number, +1 added / -1 removed)
         self._log: list[tuple[int, int]] = []
@@ -405,10 +404,10 @@ class MemoryBookings:
             self.alloc.release(parked)
 
     def _state(self) -> int:
-        """The number of the state a reservation is made in: the version (bumped when a job
-        starts, ends or moves) and the reservations held, in order."""
+        """The number of the state a reservation is made in: the reservations held, in order,
+        since a job last started, ended or moved (:meth:`_bump` numbers states afresh)."""
         if self._state_id is None:
-            state = self._intern(("version", self._version))
+            state = self._intern(())
             for job_id in self._reserved.values():
                 state = self._intern((state, job_id))
             self._state_id = state
@@ -418,8 +417,7 @@ class MemoryBookings:
         return self._states.setdefault(key, self._next_state + len(self._states))
 
     def _bump(self) -> None:
-        """A job started, ended or moved: a new version (earlier states never recur)."""
-        self._version += 1
+        """A job started, ended or moved: states are numbered afresh (earlier ones never recur)."""
         self._next_state += len(self._states)
         self._states.clear()
         self._state_id = None
