@@ -43,6 +43,9 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "CellRow", "ResultStore"]
 DB_NAME = "results.sqlite"
 SCHEMA_VERSION = 1
 
+#: Result directories whose writer lock this process holds (see :meth:`ResultStore._lock`).
+_LOCKED_HERE: set[str] = set()
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cells (
@@ -100,6 +103,7 @@ class ResultStore:
         self.dir = Path(out_dir)
         self.path = self.dir / DB_NAME
         self._lock_fh = None
+        self._lock_key: str | None = None
         if readonly:
             if not self.path.is_file():
                 raise ExperimentError(f"{out_dir}: no sweep results here (no {DB_NAME})")
@@ -136,19 +140,36 @@ class ResultStore:
             raise ExperimentError(f"{self.path}: not a result store: {err}") from None
 
     def _lock(self) -> None:
+        """Take the directory's writer lock: one sweep per directory, across processes and
+        within one.
+
+        A POSIX record lock (``lockf``) belongs to this process alone: the pool's forked
+        workers do not inherit it, so it dies with the sweep (a sweep killed with SIGKILL can
+        be resumed at once, while its workers are still winding down). Such a lock does not
+        exclude this process itself, so the directories locked here are also kept in
+        :data:`_LOCKED_HERE`.
+        """
+        key = str(self.dir.resolve())
+        if key in _LOCKED_HERE:
+            raise ExperimentError(f"{self.dir}: another sweep is writing these results (lock held)")
         if fcntl is None:  # pragma: no cover
+            _LOCKED_HERE.add(key)
+            self._lock_key = key
             return
-        fh = open(self.dir / ".sweep.lock", "w")  # noqa: SIM115 (held open until close())
+        fh = open(self.dir / ".sweep.lock", "a+")  # noqa: SIM115 (held open until close())
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             fh.close()
             raise ExperimentError(
                 f"{self.dir}: another sweep is writing these results (lock held)"
             ) from None
+        fh.truncate(0)
         fh.write(f"{os.getpid()}\n")
         fh.flush()
         self._lock_fh = fh
+        _LOCKED_HERE.add(key)
+        self._lock_key = key
 
     def _check_version(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -163,6 +184,9 @@ class ResultStore:
         if self._lock_fh is not None:
             self._lock_fh.close()
             self._lock_fh = None
+        if self._lock_key is not None:
+            _LOCKED_HERE.discard(self._lock_key)
+            self._lock_key = None
 
     def __enter__(self) -> ResultStore:
         return self

@@ -7,6 +7,7 @@ from disagg_strategies import JOB_MIB, allocator_ops, engine_schedules
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
+from fluxgraph.errors import SimulationError
 from fluxgraph.memory_machines import MemoryMachineSpec
 from fluxgraph.sched.disagg.alloc import MemoryRequest, Placement
 from fluxgraph.sched.disagg.arrays import ArrayAllocator
@@ -41,10 +42,20 @@ def test_parked_placements_are_invisible_and_come_back_unchanged(nodes, data, ki
         assert released.could_fit(req, start, duration) == parking.could_fit(req, start, duration)
         if a is not None:
             placed.append((a, b))
-    # shown again (parking) or booked anew (released): the same spans, the same answers
+    # shown again (parking) or booked anew (released): the same spans, the same answers; a
+    # placement whose window was taken since is refused by both and stays out
     for a, b in parked:
-        released.rebook(a)
-        parking.unpark(b)
+        refused = []
+        for again, placement in ((released.rebook, a), (parking.unpark, b)):
+            try:
+                again(placement)
+            except SimulationError:
+                refused.append(True)
+            else:
+                refused.append(False)
+        assert refused[0] == refused[1], (a, b)
+    released._check()
+    parking._check()
     for n, m, first, duration in [(1, 1024, 0, 50), (2, 40000, 5, 20), (3, 65536, 20, 10)]:
         req = MemoryRequest(n, m)
         times = list(range(first, 80, 7))

@@ -217,3 +217,44 @@ def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path):
     with pytest.raises(ExperimentError, match="not a result store"):
         run_sweep(_exp(limit=5), tmp_path, workers=1, progress=False)
     assert main(["report", str(tmp_path)]) == 2
+
+
+def test_a_killed_sweep_leaves_no_lock_behind_while_its_workers_wind_down(tmp_path):
+    # the lock must die with the sweep, not with the last forked worker (which inherits the
+    # sweep's open files and may outlive it by a moment under load): a forked child that
+    # outlives its killed parent must not keep the directory locked
+    script = (
+        "import os, sys, time\n"
+        "from fluxgraph.experiments.store import ResultStore\n"
+        "store = ResultStore(sys.argv[1])\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "print(child, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    child = int(proc.stdout.readline())
+    try:
+        with pytest.raises(ExperimentError, match="another sweep"):
+            ResultStore(tmp_path)  # the sweep runs: locked
+        proc.kill()
+        proc.wait(timeout=30)
+        os.kill(child, 0)  # the child still lives and holds the lock file open
+        with ResultStore(tmp_path) as store:  # resumable at once
+            assert store.dir == tmp_path
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.kill(child, signal.SIGKILL)
+        proc.stdout.close()
+
+
+def test_a_store_closed_in_this_process_can_be_opened_again(tmp_path):
+    with ResultStore(tmp_path), pytest.raises(ExperimentError, match="another sweep"):
+        ResultStore(tmp_path / ".")
+    with ResultStore(tmp_path):
+        pass

@@ -130,18 +130,30 @@ def split_deficits(
 
     >>> split_deficits([(7, 16), (8, 16)], [(0, 20), (1, 12)])
     [(0, 7, 16), (0, 8, 4), (1, 8, 12)]
+
+    Raises
+    ------
+    SimulationError
+        If ``given`` does not add up to ``deficits`` or holds a non-positive amount (an
+        internal error of the caller's cover: nothing is split).
     """
+    owed, lent = sum(d for _, d in deficits), sum(m for _, m in given)
+    if owed != lent or any(d <= 0 for _, d in deficits) or any(m <= 0 for _, m in given):
+        raise SimulationError(
+            f"internal error: lenders {given} ({lent} MiB) do not cover deficits "
+            f"{deficits} ({owed} MiB) exactly"
+        )
     pieces = []
-    i, left = 0, deficits[0][1]
+    borrowers = iter(deficits)
+    borrower, left = 0, 0
     for lender, amount in given:
         while amount:
+            if left == 0:
+                borrower, left = next(borrowers)
             take = min(amount, left)
-            pieces.append((lender, deficits[i][0], take))
+            pieces.append((lender, borrower, take))
             amount -= take
             left -= take
-            if left == 0 and i + 1 < len(deficits):
-                i += 1
-                left = deficits[i][1]
     return pieces
 
 

@@ -125,10 +125,22 @@ class ArrayAllocator:
 
     def rebook(self, placement: Placement) -> Placement:
         """Book ``placement``'s nodes, shares and lent pieces again over its window (the caller
-        knows :meth:`allocate` would choose them: the spans meeting the window are the same)."""
+        knows :meth:`allocate` would choose them: the spans meeting the window are the same).
+
+        Raises
+        ------
+        SimulationError
+            If the machine no longer holds it (another booking took part of the window since);
+            nothing is booked.
+        """
         req = MemoryRequest(len(placement.nodes), placement.mib)
         placed = (placement.nodes, placement.local, placement.lent)
-        return self._book(req, placement.start, placement.end, placed)
+        booked = self._book(req, placement.start, placement.end, placed)
+        rows = [row for pid in booked.ids for row in self._rows[pid]]
+        if not self._holds(booked, rows, booked.start, booked.end):
+            self.release(booked)
+            raise SimulationError(f"cannot book {placement} again: its window is taken")
+        return booked
 
     def place(
         self, req: MemoryRequest, at: int, duration: int
@@ -161,10 +173,20 @@ class ArrayAllocator:
             self._parked.add(pid)
 
     def unpark(self, placement: Placement) -> None:
-        """Show a parked ``placement``'s spans again, as they were."""
-        for pid in placement.ids:
-            self._parked.remove(pid)
-            self._end[self._rows[pid]] = placement.end
+        """Show a parked ``placement``'s spans again, as they were.
+
+        Raises
+        ------
+        SimulationError
+            If the machine no longer holds it (a booking made while it was parked took part
+            of its window); it stays parked.
+        """
+        rows = [row for pid in placement.ids for row in self._rows[pid]]
+        self._end[rows] = placement.end
+        if not self._holds(placement, rows, placement.start, placement.end):
+            self._end[rows] = 0
+            raise SimulationError(f"cannot show {placement} again: its window is taken")
+        self._parked.difference_update(placement.ids)
 
     def resize(self, placement: Placement, end: int) -> Placement:
         """The same resources and amounts over ``[placement.start, end)``.
@@ -199,6 +221,27 @@ class ArrayAllocator:
     def never_fits(self, req: MemoryRequest) -> str:
         """Why ``req`` can never run on the empty machine (spec §4.6), or ``""``."""
         return never_fits(self.capacity, self.kind, req)
+
+    def _check(self) -> None:
+        """Assert the table's invariants: every placement's rows are live, parked rows meet no
+        window, and at no time does a node hold more memory than its capacity or two local
+        shares (brute force over the held spans; for tests)."""
+        live = [row for rows in self._rows.values() for row in rows]
+        assert len(live) == len(set(live)) == self._live, "a row held twice or lost"
+        assert set(self._parked) <= set(self._rows), "a parked placement that is gone"
+        for pid in self._parked:
+            assert not self._end[self._rows[pid]].any(), f"parked placement {pid} is visible"
+        assert not self._end[self._free_rows].any(), "a free row holds a span"
+        held = [row for pid, rows in self._rows.items() if pid not in self._parked for row in rows]
+        for row in held:
+            node, start = int(self._node[row]), int(self._start[row])
+            assert start < self._end[row], f"row {row} has an empty window"
+            here = [r for r in held if self._node[r] == node]
+            at = [r for r in here if self._start[r] <= start < self._end[r]]
+            used = sum(int(self._mib[r]) for r in at)
+            assert used <= self.capacity[node], f"node {node} holds {used} MiB at {start}"
+            shares = sum(1 for r in at if not self._lends[r])
+            assert shares <= 1, f"node {node} computes for {shares} placements at {start}"
 
     # -- the span table ----------------------------------------------------------------------
 
@@ -435,14 +478,20 @@ class ArrayAllocator:
 
 
 def _cover(spare: np.ndarray, total: int) -> list[tuple[int, int]] | None:
-    """``(lender, MiB)`` meeting ``total`` greedily in rank order (D2), or None."""
+    """``(lender, MiB)`` meeting ``total`` greedily in rank order (D2), or None; a node with
+    no spare memory (or less than none) lends nothing.
+
+    >>> _cover(np.array([0, 5, -3, 4]), 7)
+    [(1, 5), (3, 2)]
+    """
     if total == 0:
         return []
+    spare = np.maximum(spare, 0)
     cum = np.cumsum(spare)
     if cum[-1] < total:
         return None
-    last = int(np.searchsorted(cum, total))
+    last = int(np.searchsorted(cum, total))  # the first lender reaching ``total`` (spare > 0)
     lenders = np.flatnonzero(spare[: last + 1] > 0)
     amounts = spare[lenders]
-    amounts[-1] = total - (int(cum[last - 1]) if last else 0)  # (the last lender is ``last``)
+    amounts[-1] = total - (int(cum[last - 1]) if last else 0)
     return list(zip(lenders.tolist(), amounts.tolist(), strict=True))
