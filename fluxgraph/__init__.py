@@ -2,14 +2,15 @@
 
 The curated entry points::
 
-    from fluxgraph import Matcher, load_graph, load_jobspec
+    from fluxgraph import Matcher, bundled, load_graph, load_jobspec
 
-    m = Matcher(load_graph("grug_recipes/medium.graphml"), policy="high")
-    r = m.match(load_jobspec("jobspecs/slot-core-memory-gpu.yaml"))
+    m = Matcher(load_graph(bundled("machines", "medium")), policy="high")
+    r = m.match(load_jobspec(bundled("jobspecs", "slot-core-memory-gpu")))
 """
 
 from __future__ import annotations
 
+from fluxgraph.data import bundled
 from fluxgraph.errors import (
     FluxgraphError,
     GraphError,
@@ -40,6 +41,7 @@ __all__ = [
     "ReaderError",
     "ResourceGraph",
     "__version__",
+    "bundled",
     "load_graph",
     "load_jobspec",
 ]

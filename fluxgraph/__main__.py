@@ -21,6 +21,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import fluxgraph
 from fluxgraph.planner import Planner
 
 __all__ = ["main"]
@@ -71,12 +72,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     from fluxgraph.experiments import cli as experiments_cli
     from fluxgraph.sched import cli as simulate_cli
 
-    parser = argparse.ArgumentParser(prog="fluxgraph", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="fluxgraph",
+        description="fluxgraph: graph-based HPC resource matching, trace-driven scheduler "
+        "simulation and paper reproductions. 'fluxgraph COMMAND --help' tells more.",
+    )
+    parser.add_argument("--version", action="version", version=f"fluxgraph {fluxgraph.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     simulate_cli.add_parser(sub)
     experiments_cli.add_parsers(sub)
     sub.add_parser("query", help="the resource-query-compatible matcher (fluxgraph-query)")
-    sub.add_parser("demo", help="the Fluxion paper's planner example (Fig. 3/4)")
+    sub.add_parser(
+        "demo",
+        help="the Fluxion paper's planner example (Fig. 3/4)",
+        description="Work the planner example of the Fluxion paper (Patki et al., SC-W 2023, "
+        "§4.1, Fig. 3/4) with fluxgraph's Planner: a pool of 8 units, three jobs, and the "
+        "paper's four questions, answered for the tuples as printed and as drawn.",
+    )
     args = parser.parse_args(argv)
     if args.command == "simulate":
         return simulate_cli.run(args)

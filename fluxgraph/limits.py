@@ -17,6 +17,7 @@ import errno
 import os
 
 __all__ = [
+    "MAX_GENERATED_JOBS",
     "MAX_GENERATED_VERTICES",
     "MAX_INPUT_BYTES",
     "MAX_JOBSPEC_BYTES",
@@ -34,6 +35,9 @@ MAX_JOBSPEC_BYTES = 1024 * 1024
 #: (a GRUG recipe, an R document's id sets): a few lines can ask for 10^12. The largest machine
 #: the reference's tests generate has 355,197.
 MAX_GENERATED_VERTICES = 2_000_000
+#: Most jobs a trace generator (``lublin:N``, ``poisson:N``) is asked for from the command line:
+#: a million jobs take about 10 s to generate and a few GiB to simulate.
+MAX_GENERATED_JOBS = 1_000_000
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:

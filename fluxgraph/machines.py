@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fluxgraph.errors import SimulationError
+from fluxgraph.data import bundled
+from fluxgraph.errors import FluxgraphError, SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.limits import MAX_GENERATED_VERTICES
 from fluxgraph.readers import load as load_graph
 from fluxgraph.readers import reader
 
@@ -43,6 +45,16 @@ class MachineSpec:
     gpus: int = 0
     memory: int = 0
     racks: int = 0
+
+    @property
+    def vertices(self) -> int:
+        """How many vertices the machine has.
+
+        >>> MachineSpec(nodes=4, cores=2, racks=2).vertices
+        15
+        """
+        per_node = 1 + self.cores + self.gpus + (1 if self.memory else 0)
+        return 1 + self.racks + self.nodes * per_node
 
     @property
     def name(self) -> str:
@@ -100,6 +112,11 @@ def parse_machine_spec(text: str) -> MachineSpec:
     if spec.racks and spec.nodes % spec.racks:
         raise SimulationError(
             f"machine spec {text!r}: racks={spec.racks} must divide nodes={spec.nodes}"
+        )
+    if spec.vertices > MAX_GENERATED_VERTICES:
+        raise SimulationError(
+            f"machine spec {text!r}: {spec.vertices:,} vertices, more than the "
+            f"{MAX_GENERATED_VERTICES:,} a machine may have"
         )
     return spec
 
@@ -223,19 +240,32 @@ _FORMATS = {".graphml": "grug", ".xml": "grug", ".json": "jgf"}
 
 
 def load_machine(machine: str | Path) -> ResourceGraph:
-    """A machine from a GRUG/JGF file (by extension) or a spec such as ``nodes=100``.
+    """A machine from a spec such as ``nodes=100``, a GRUG/JGF file (by extension), or the name
+    of a bundled machine (:mod:`fluxgraph.data`; a file of that name in the working directory
+    comes first).
+
+    >>> len(load_machine("kth-sp2").by_type["node"])
+    100
 
     Raises
     ------
     SimulationError
-        For a spec that does not parse or a file with an unknown extension.
+        For a spec that does not parse, a file with an unknown extension, or a name that is
+        neither a file nor a bundled machine (the message lists the bundled machines).
     fluxgraph.errors.ReaderError
         For a file that cannot be read or parsed.
     """
     text = str(machine)
-    if "=" in text and not Path(text).exists():
-        return build_machine(text)
     path = Path(text)
+    if "=" in text and not path.exists():
+        return build_machine(text)
+    if not path.exists() and path.name == text:
+        try:
+            path = bundled("machines", text)
+        except FluxgraphError as err:
+            raise SimulationError(
+                f"machine {text!r}: no such file, not a spec (nodes=N,...) and {err}"
+            ) from None
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise SimulationError(

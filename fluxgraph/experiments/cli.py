@@ -214,7 +214,21 @@ def _sweep(args) -> int:
         return _error("sweep", err)
     if not args.quiet:
         _summary(result)
-    return 130 if result.interrupted else 0
+    if result.interrupted:
+        return 130
+    return _all_failed("sweep", result)
+
+
+def _all_failed(command: str, result) -> int:
+    """1 (naming the first failure) when every cell of the grid failed, else 0."""
+    if not result.all_failed:
+        return 0
+    print(
+        f"fluxgraph {command}: error: all {result.total} cells failed; the first: "
+        f"{result.first_failure}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _report(args) -> int:
@@ -334,7 +348,7 @@ def _reproduce(args) -> int:
             mark = {True: "pass", False: "FAIL", None: "n/a "}[c.passed]
             print(f"  {c.id} {mark}  {c.rule}")
         print(f"report: {result.out_dir / 'report.md'}")
-    return 0
+    return _all_failed("reproduce", result)
 
 
 def run(args: argparse.Namespace) -> int:

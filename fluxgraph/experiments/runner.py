@@ -54,6 +54,12 @@ class SweepResult:
     interrupted: bool
     seconds: float
     backend: str
+    first_failure: str = ""
+
+    @property
+    def all_failed(self) -> bool:
+        """Whether the grid has cells and every one of them failed."""
+        return self.total > 0 and self.failed == self.total
 
     @property
     def cells_per_second(self) -> float:
@@ -143,7 +149,16 @@ def run_sweep(
     cells: list[Cell] = experiment.cells()
     by_id = {c.id: c for c in cells}
     out = Path(out_dir)
-    with ResultStore(out) as store:
+    early = None
+    if dask is not None and not out.exists():  # reach the cluster before touching the disk
+        early = make_backend(workers, dask, experiment.cluster)
+    try:
+        store = ResultStore(out)
+    except BaseException:
+        if early is not None:
+            early.close(abandon=True)
+        raise
+    with store:
         store.sync(experiment, cells)
         (out / "experiment.yaml").write_text(
             yaml.safe_dump(experiment.to_dict(), sort_keys=False, allow_unicode=True)
@@ -152,8 +167,10 @@ def run_sweep(
         ran = failed_now = 0
         interrupted = False
         backend_name = "none"
+        if early is not None and not todo:
+            early.close()
         if todo:
-            backend = make_backend(workers, dask, experiment.cluster)
+            backend = early or make_backend(workers, dask, experiment.cluster)
             backend_name = backend.name
             bar = _progress(len(cells), len(cells) - len(todo), progress, stream)
             try:
@@ -176,6 +193,7 @@ def run_sweep(
             finally:
                 bar.close()
         counts = store.counts()
+        failure = next(iter(store.rows(status=("failed",))), None)
     return SweepResult(
         out,
         len(cells),
@@ -186,4 +204,5 @@ def run_sweep(
         interrupted,
         time.perf_counter() - started,
         backend_name,
+        "" if failure is None else f"cell {failure.cell_id} {failure.axes}: {failure.error}",
     )

@@ -4,8 +4,10 @@ Example (the bundled sample trace on a 100-node machine)::
 
     fluxgraph simulate --machine nodes=100 --trace kth-sample.swf --queue easy --out out/
 
-Writes ``out/jobs.csv`` (Batsim layout) and ``out/summary.json``, and with ``--plot`` the PNG
-figures of :mod:`fluxgraph.sched.plot`. Bad values stop the command before anything is written.
+Writes ``out/jobs.csv`` (Batsim layout), ``out/schedule.swf`` (the simulated schedule as SWF)
+and ``out/summary.json``, and with ``--plot`` the PNG figures of :mod:`fluxgraph.sched.plot`.
+Bad values stop the command before anything is written; a trace with no job to replay is an
+error (``--lenient``: a note, no metrics).
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import sys
 import time
 from pathlib import Path
 
+from fluxgraph import data
 from fluxgraph.errors import FluxgraphError, SimulationError
-from fluxgraph.machines import load_machine
+from fluxgraph.limits import MAX_GENERATED_JOBS
+from fluxgraph.machines import load_machine, parse_machine_spec
+from fluxgraph.policies import POLICIES, create_policy
 from fluxgraph.sched.metrics import summarize
 from fluxgraph.sched.output import write_outputs
 from fluxgraph.sched.priority import PRIORITIES
@@ -67,24 +72,82 @@ def _fraction(text: str) -> float:
     return value
 
 
+_CUSTOM_POLICY = (
+    "policy=low|high [node_centric=true] [node_exclusive=true] [stop_on_1_matches=true]"
+)
+
+
+def _policy(text: str) -> str:
+    """An argparse type: a named match policy or a custom one (naming the choices if not)."""
+    try:
+        create_policy(text)
+    except FluxgraphError:
+        raise argparse.ArgumentTypeError(
+            f"unknown policy {text!r}; choose one of {', '.join(POLICIES)}, "
+            f"or a custom '{_CUSTOM_POLICY}'"
+        ) from None
+    return text
+
+
+def _columns(text: str) -> dict[str, str]:
+    """An argparse type: a CSV column mapping ``field=column[,field=column...]``."""
+    mapping: dict[str, str] = {}
+    for piece in text.split(","):
+        field, sep, column = (part.strip() for part in piece.partition("="))
+        if not sep or not field or not column:
+            raise argparse.ArgumentTypeError(
+                f"bad item {piece!r} in {text!r}: expected field=column"
+            )
+        mapping[field] = column
+    return mapping
+
+
+def _check_prune(spec: str, graph) -> None:
+    """Reject a pruning filter naming a resource type the machine does not have (a typo would
+    otherwise silently prune nothing)."""
+    types = set(graph.by_type)
+    for piece in spec.split(","):
+        high, sep, low = (part.strip() for part in piece.partition(":"))
+        if not sep or not high or not low:
+            raise SimulationError(f"--prune {spec!r}: bad filter {piece!r} (expected HIGH:LOW)")
+        for name in (high, low):
+            if name != "ALL" and name not in types:
+                raise SimulationError(
+                    f"--prune {spec!r}: the machine has no resource type {name!r} "
+                    f"(types: ALL, {', '.join(sorted(types))})"
+                )
+
+
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``simulate`` subcommand to ``subparsers``."""
     p = subparsers.add_parser(
         "simulate",
         help="replay a job trace on a machine graph",
-        description=__doc__.split("\n\n")[0],
+        description="Replay a job trace on a machine under a queue policy and write jobs.csv "
+        "(Batsim layout), schedule.swf, summary.json and, with --plot, figures.",
     )
     p.add_argument(
         "--machine",
         default="nodes=100",
-        help="GRUG (.graphml) or JGF (.json) file, or a spec "
-        "nodes=N[,cores=C][,gpus=G][,memory=GB][,racks=R] (default: nodes=100)",
+        help="a bundled machine name (see --list-machines), a GRUG (.graphml) or JGF (.json) "
+        "file, or a spec nodes=N[,cores=C][,gpus=G][,memory=GB][,racks=R] (default: nodes=100)",
     )
+    p.add_argument(
+        "--list-machines", action="store_true", help="list the bundled machines and exit"
+    )
+    p.add_argument("--list-traces", action="store_true", help="list the bundled traces and exit")
     p.add_argument(
         "--trace",
         default="kth-sample.swf",
-        help="SWF/CSV/Batsim JSON file, a bundled sample name, or a generator "
-        "lublin:N / poisson:N (default: the bundled kth-sample.swf)",
+        help="SWF/CSV/Batsim JSON file, a bundled trace name (see --list-traces), or a "
+        f"generator lublin:N / poisson:N (N <= {MAX_GENERATED_JOBS:,}; default: the bundled "
+        "kth-sample.swf)",
+    )
+    p.add_argument(
+        "--columns",
+        type=_columns,
+        help="CSV traces: job field -> column, e.g. id=JobID,submit=Submit,runtime=Elapsed "
+        "(over the columns recognised by name)",
     )
     p.add_argument(
         "--format",
@@ -120,7 +183,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--policy",
         default="first",
-        help="match policy: first, low, high, lonode, hinode, ... (default: first)",
+        type=_policy,
+        help=f"match policy: {', '.join(POLICIES)}, or a custom '{_CUSTOM_POLICY}' "
+        "(default: first)",
     )
     p.add_argument(
         "--shape",
@@ -129,7 +194,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="how a job becomes a request (default: node)",
     )
     p.add_argument(
-        "--prune", default="ALL:node,ALL:core", help="pruning filters (default: ALL:node,ALL:core)"
+        "--prune",
+        default="ALL:node,ALL:core",
+        help="pruning filters HIGH:LOW[,...] over the machine's resource types "
+        "(default: ALL:node,ALL:core)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of a generated trace (default: 0)")
     p.add_argument(
@@ -138,7 +206,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default=0.0,
         help="drop this fraction of jobs at each end from the per-job statistics",
     )
-    p.add_argument("--out", required=True, help="output directory (created)")
+    p.add_argument("--out", default="sim-out", help="output directory (created; default: sim-out)")
     p.add_argument(
         "--plot",
         action="store_true",
@@ -157,12 +225,50 @@ def _workload(args) -> Workload:
             n = int(count)
         except ValueError:
             raise SimulationError(f"--trace {args.trace}: {count!r} is not a job count") from None
+        if not 1 <= n <= MAX_GENERATED_JOBS:
+            raise SimulationError(
+                f"--trace {args.trace}: the job count must be in [1, {MAX_GENERATED_JOBS:,}]"
+            )
         return getattr(generators, name)(n, seed=args.seed)
     path = Path(args.trace)
     if not path.exists() and not path.is_absolute() and path.parent == Path("."):
         with contextlib.suppress(FluxgraphError, FileNotFoundError, KeyError):
             path = bundled_trace(args.trace)
-    return load_workload(path, args.format, lenient=args.lenient, limit=args.limit)
+    return load_workload(
+        path, args.format, lenient=args.lenient, limit=args.limit, mapping=args.columns
+    )
+
+
+#: A machine or generated trace this large gets stage lines on stderr while it is made.
+_LARGE = 100_000
+
+
+def _large(args) -> bool:
+    """Whether the machine spec or the generated trace is large enough to take seconds."""
+    with contextlib.suppress(FluxgraphError, ValueError):
+        if "=" in args.machine and parse_machine_spec(args.machine).vertices >= _LARGE:
+            return True
+        name, _, count = args.trace.partition(":")
+        return name in ("lublin", "poisson") and int(count or 0) >= _LARGE
+    return False
+
+
+@contextlib.contextmanager
+def _stage(what: str, show: bool):
+    """Print ``what...`` and, when it is done, its wall time (on stderr, when ``show``)."""
+    started = time.perf_counter()
+    if show:
+        print(f"{what}...", file=sys.stderr, flush=True)
+    yield
+    if show:
+        print(f"  done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def _listing(kind: str) -> int:
+    """Print the bundled files of ``kind``, one a line; the exit status."""
+    for name in data.names(kind):
+        print(name)
+    return 0
 
 
 class _Progress:
@@ -198,13 +304,25 @@ def _table(metrics: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``fluxgraph simulate`` with parsed ``args``; returns the exit status."""
+    if args.list_machines or args.list_traces:
+        return _listing("machines" if args.list_machines else "traces")
     started = time.perf_counter()
     try:
         queue = make_queue_policy(args.queue, args.reservation_depth, args.queue_depth)
-        graph = load_machine(args.machine)
-        workload = _workload(args)
+        with _stage(f"building machine {args.machine}", not args.quiet and _large(args)):
+            graph = load_machine(args.machine)
+        _check_prune(args.prune, graph)
+        with _stage(f"reading trace {args.trace}", not args.quiet and _large(args)):
+            workload = _workload(args)
         if args.limit:
             workload = workload.head(args.limit)
+        if not len(workload):
+            dropped = sum(dict(workload.dropped).values()) + len(workload.skipped_lines)
+            why = f"all {dropped} jobs were dropped or skipped" if dropped else "it has no jobs"
+            if not args.lenient:
+                raise SimulationError(f"nothing to replay in {args.trace}: {why}")
+            print(f"{args.trace}: no jobs ({why}); no metrics", file=sys.stderr)
+            return 0
         progress = _Progress(len(workload), not args.quiet and sys.stderr.isatty())
         try:
             sim = Simulator(

@@ -10,11 +10,11 @@ See ``docs/workload.md``.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fluxgraph.errors import WorkloadError
+from fluxgraph.data import bundled
+from fluxgraph.errors import FluxgraphError, WorkloadError
 from fluxgraph.workload._common import WorkloadWarning
 from fluxgraph.workload.batsim import read_batsim
 from fluxgraph.workload.csvtrace import detect_mapping, read_csv
@@ -128,9 +128,7 @@ def bundled_trace(name: str) -> Path:
     >>> bundled_trace("kth-sample.swf").name
     'kth-sample.swf'
     """
-    data = Path(str(resources.files("fluxgraph"))) / "data"
-    path = data / name
-    if Path(name).name != name or not path.is_file():
-        names = sorted(p.name for p in data.iterdir() if p.is_file()) if data.is_dir() else []
-        raise WorkloadError(f"no bundled trace {name!r}; bundled: {', '.join(names)}", "fluxgraph")
-    return path
+    try:
+        return bundled("traces", name)
+    except FluxgraphError as err:
+        raise WorkloadError(str(err), "fluxgraph") from None

@@ -50,6 +50,7 @@ __all__ = [
     "SwfExtra",
     "parse_swf",
     "read_swf",
+    "swf_line",
     "write_swf",
 ]
 
@@ -393,8 +394,12 @@ def _field(value: Any) -> str:
     return str(value)
 
 
-def _line(job: Job) -> str:
-    """``job`` as an SWF data line (the reverse of the mapping rules)."""
+def swf_line(job: Job) -> str:
+    """``job`` as an SWF data line (the reverse of the mapping rules).
+
+    >>> swf_line(Job(3, 10, 50, 60, procs=4))
+    '3 10 -1 50 4 -1 -1 4 60 -1 -1 -1 -1 -1 -1 -1 -1 -1'
+    """
     extra = job.extra
     fields: list[Any] = [-1] * 18
     for i, key in EXTRA_FIELDS:
@@ -451,4 +456,4 @@ def write_swf(workload: Workload, out: str | Path | TextIO) -> None:
         for more in rest:
             out.write(f";{' ' * (len(key) + 4)}{more}\n")
     for job in workload:
-        out.write(_line(job) + "\n")
+        out.write(swf_line(job) + "\n")

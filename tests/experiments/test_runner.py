@@ -159,7 +159,7 @@ def test_jobs_csv_output_and_verbose_log(tmp_path, capsys):
     run_sweep(exp, tmp_path, workers=1, progress=False, verbose=True, stream=sys.stderr)
     cells = exp.cells()
     text = (tmp_path / "cells" / cells[0].id / "jobs.csv").read_text().splitlines()
-    assert text[0].startswith("job_id,workload_name,submission_time")
+    assert text[0].startswith("job_id,workload_name,profile,submission_time")
     assert len(text) == 11
     err = capsys.readouterr().err
     assert f"cell 1/6 {cells[0].id} queue=fcfs priority=fcfs: done in" in err

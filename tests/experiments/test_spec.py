@@ -209,3 +209,26 @@ def test_restricted_adds_to_only_rules_and_keeps_cell_ids():
     ]
     with pytest.raises(ExperimentError, match="no cell of r matches queue=easy seed=0"):
         exp.restricted({"queue": ["easy"], "seed": [0]})
+
+
+def test_the_documented_quick_grid_teaches_something(tmp_path):
+    # a quick grid whose cells all show a bounded slowdown of 1 shows no policy's effect
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from fluxgraph.experiments import run_sweep
+    from fluxgraph.experiments.store import ResultStore
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "experiments.md"
+    block = re.search(r"A complete example.*?```yaml\n(.*?)```", doc.read_text(), re.S)
+    exp = Experiment.from_dict(yaml.safe_load(block.group(1))).quick()
+    exp = exp.restricted({"policy": ["first"]})
+    run_sweep(exp, tmp_path, workers=1, progress=False)
+    with ResultStore(tmp_path, readonly=True) as store:
+        by_queue: dict = {}
+        for row in store.rows():
+            by_queue.setdefault(row.params["queue"], set()).add(round(row.metrics["mean_bsld"], 6))
+    assert len({v for values in by_queue.values() for v in values}) >= 3
+    assert min(by_queue["easy"]) > 1

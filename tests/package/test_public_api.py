@@ -24,6 +24,7 @@ def test_top_level_exports_are_the_curated_list():
             "ReaderError",
             "ResourceGraph",
             "__version__",
+            "bundled",
             "load_graph",
             "load_jobspec",
         ]

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fluxgraph.errors import ExperimentError
+from fluxgraph.data import bundled
+from fluxgraph.errors import ExperimentError, FluxgraphError
 from fluxgraph.experiments.kinds import CellContext, Kind
 from fluxgraph.experiments.report import line_plot, pivot
 from fluxgraph.experiments.store import CellRow
@@ -49,8 +50,6 @@ REFERENCE_MS = {
     ("low2", "low"): 11.8,
 }
 PRUNED = "ALL:core"
-#: The repository (its ``grug_recipes`` holds the LOD machines).
-_REPO = Path(__file__).resolve().parents[3]
 
 
 def jobspec_text(lod: str) -> str:
@@ -78,9 +77,13 @@ def jobspec_text(lod: str) -> str:
 
 
 def recipe_path(lod: str, recipe_dir: str | Path | None = None) -> Path:
-    """The GRUG recipe of ``lod`` (default: the repository's ``grug_recipes``)."""
-    base = Path(recipe_dir) if recipe_dir else _REPO / "grug_recipes"
-    path = base / f"lod-{lod}.graphml"
+    """The GRUG recipe of ``lod`` (default: the bundled machine ``lod-<lod>``)."""
+    if not recipe_dir:
+        try:
+            return bundled("machines", f"lod-{lod}")
+        except FluxgraphError as err:
+            raise ExperimentError(str(err)) from None
+    path = Path(recipe_dir) / f"lod-{lod}.graphml"
     if not path.is_file():
         raise ExperimentError(f"no LOD recipe {path} (give recipe_dir: the grug_recipes folder)")
     return path
