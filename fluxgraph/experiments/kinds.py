@@ -21,27 +21,73 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from fluxgraph.errors import ExperimentError
 
 __all__ = [
+    "ALIASES",
     "KINDS",
     "CellContext",
     "CellOutcome",
     "CellTask",
     "Kind",
     "get_kind",
+    "kind_id_name",
+    "kind_name",
     "resolve_path",
     "run_cell",
 ]
 
 #: Built-in kinds: name -> ``module:attribute`` of their :class:`Kind` (imported on first use).
-KINDS: dict[str, str] = {
-    "simulate": "fluxgraph.experiments.simulate:KIND",
-    "lod": "fluxgraph.experiments.studies.lod:KIND",
-    "planner": "fluxgraph.experiments.studies.planner:KIND",
-}
+KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "simulate": "fluxgraph.experiments.simulate:KIND",
+        "lod": "fluxgraph.experiments.studies.lod:KIND",
+        "planner": "fluxgraph.experiments.studies.planner:KIND",
+        "bbsched": "fluxgraph.experiments.studies.bbsched:KIND",
+        "disagg": "fluxgraph.experiments.studies.disagg:KIND",
+        "fm": "fluxgraph.experiments.studies.fm:KIND",
+        "ioaware": "fluxgraph.experiments.studies.ioaware:KIND",
+        "variation": "fluxgraph.experiments.studies.variation:KIND",
+    }
+)
+
+#: What a built-in kind is called in cell ids (:func:`~fluxgraph.experiments.spec.cell_id`):
+#: the paper studies' kinds were first named by import path, and every store written since
+#: keys its cells by that text, so it stays their identity wherever the module lives.
+_ID_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        name: f"fluxgraph.experiments.studies.{name}:KIND"
+        for name in ("bbsched", "disagg", "fm", "ioaware", "variation")
+    }
+)
+
+#: Former names of built-in kinds still accepted in experiment files -> the kind's name.
+ALIASES: Mapping[str, str] = MappingProxyType({v: k for k, v in _ID_NAMES.items()})
+
+
+def kind_name(name: str) -> str:
+    """The registered name of kind ``name`` (a built-in name, a former import path of a
+    built-in kind, or a user's ``module:attribute``, returned as given).
+
+    >>> kind_name("fluxgraph.experiments.studies.fm:KIND"), kind_name("mypkg.cells:KIND")
+    ('fm', 'mypkg.cells:KIND')
+    """
+    return ALIASES.get(name, name)
+
+
+def kind_id_name(name: str) -> str:
+    """The text a cell id hashes for kind ``name``: the same for every name of one kind.
+
+    >>> kind_id_name("fm") == kind_id_name("fluxgraph.experiments.studies.fm:KIND")
+    True
+    >>> kind_id_name("simulate")
+    'simulate'
+    """
+    name = kind_name(name)
+    return _ID_NAMES.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -76,6 +122,7 @@ def get_kind(name: str) -> Kind:
     ExperimentError
         For an unknown name, or an import path that does not import.
     """
+    name = kind_name(name)
     if name in _LOADED:
         return _LOADED[name]
     target = KINDS.get(name, name)

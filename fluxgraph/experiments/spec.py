@@ -34,7 +34,7 @@ import jsonschema
 import yaml
 
 from fluxgraph.errors import ExperimentError, FluxgraphError
-from fluxgraph.experiments.kinds import CellTask, Kind, get_kind
+from fluxgraph.experiments.kinds import CellTask, Kind, get_kind, kind_id_name, kind_name
 from fluxgraph.limits import read_text
 
 __all__ = [
@@ -110,7 +110,7 @@ def canonical(value: Any) -> str:
 
 def cell_id(kind: str, params: Mapping[str, Any]) -> str:
     """The id of the cell of ``kind`` with ``params``: 16 hex digits of a SHA-256."""
-    text = canonical({"kind": kind, "params": dict(params)})
+    text = canonical({"kind": kind_id_name(kind), "params": dict(params)})
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -239,7 +239,7 @@ class Experiment:
             raise ExperimentError(f"{source}: {err}") from None
         exp = cls(
             name=doc["name"],
-            kind=doc.get("kind", "simulate"),
+            kind=kind_name(doc.get("kind", "simulate")),
             description=doc.get("description", ""),
             fixed=dict(doc.get("fixed", {})),
             axes={k: tuple(v) for k, v in doc.get("axes", {}).items()},

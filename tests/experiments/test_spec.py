@@ -232,3 +232,32 @@ def test_the_documented_quick_grid_teaches_something(tmp_path):
             by_queue.setdefault(row.params["queue"], set()).add(round(row.metrics["mean_bsld"], 6))
     assert len({v for values in by_queue.values() for v in values}) >= 3
     assert min(by_queue["easy"]) > 1
+
+
+def test_a_store_written_before_kinds_had_short_names_still_resumes(tmp_path):
+    # made by the code of 2026-11-25 (c02533e), when the study kinds were named by import
+    # path: the same grid under the short name (or the old path) finds every cell done
+    import shutil
+    from pathlib import Path
+
+    from fluxgraph.experiments import run_sweep
+    from fluxgraph.experiments.kinds import KINDS
+
+    old = Path(__file__).resolve().parent / "data" / "store-2026-11-25"
+    for kind in ("variation", "fluxgraph.experiments.studies.variation:KIND"):
+        out = tmp_path / kind.replace(":", "_")
+        shutil.copytree(old, out)
+        exp = Experiment.from_dict(
+            {
+                "name": "old-store",
+                "kind": kind,
+                "fixed": {"jobs": 8, "racks": 5, "lod": "node", "exact": False},
+                "axes": {"seed": [1], "policy": ["high", "variation"]},
+            }
+        )
+        assert exp.kind == "variation"
+        assert [c.id for c in exp.cells()] == ["fd000cae901d17de", "b1b50456f617e1ae"]
+        result = run_sweep(exp, out, workers=1, progress=False)
+        assert (result.ran, result.done) == (0, 2)
+    with pytest.raises(TypeError):
+        KINDS["mine"] = "x:y"  # a read-only registry
