@@ -23,10 +23,10 @@ from pathlib import Path
 
 from _harness import machine_info, write_json
 
-from fluxgraph.bbsched.probes import decision_times
-from fluxgraph.bbsched.run import RunOptions, simulate_method
-from fluxgraph.bbsched.workloads import trace_slice
-from fluxgraph.bbsched.workloads import workload as bb_workload
+from fluxgraph.papers.bbsched.probes import decision_times
+from fluxgraph.papers.bbsched.run import RunOptions, simulate_method
+from fluxgraph.papers.bbsched.workloads import trace_slice
+from fluxgraph.papers.bbsched.workloads import workload as bb_workload
 from fluxgraph.workload import load_workload
 
 CQSIM_SECONDS = 57.0

@@ -33,11 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import machine_info, write_json
 from disagg_fingerprint import digest
 
-from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.disagg.metrics import run_metrics
-from fluxgraph.sched.disagg.sim import ENGINES, DisaggSimulator
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
+from fluxgraph.papers.disagg.metrics import run_metrics
+from fluxgraph.papers.disagg.mix import make_mix, map_trace, window
+from fluxgraph.papers.disagg.sim import ENGINES, DisaggSimulator
 from fluxgraph.workload import load_workload
-from fluxgraph.workload.disagg_mix import make_mix, map_trace, window
 
 REPO = Path(__file__).resolve().parents[1]
 LUBLIN = REPO.parent / "shared" / "traces" / "lublin_256.swf"

@@ -23,11 +23,11 @@ import sys
 import time
 from pathlib import Path
 
-from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.disagg.contention import APPS
-from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.papers.disagg.contention import APPS
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
+from fluxgraph.papers.disagg.mix import make_mix, map_trace, window
+from fluxgraph.papers.disagg.sim import DisaggSimulator
 from fluxgraph.workload import Job, load_workload
-from fluxgraph.workload.disagg_mix import make_mix, map_trace, window
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 LUBLIN = TRACES / "lublin_256.swf"

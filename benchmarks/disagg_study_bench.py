@@ -20,7 +20,7 @@ from fluxgraph.experiments.runner import run_sweep
 from fluxgraph.experiments.spec import Experiment
 from fluxgraph.experiments.store import ResultStore
 from fluxgraph.experiments.studies import RESULTS_COLUMNS, study_experiment, write_report
-from fluxgraph.experiments.studies import disagg as study
+from fluxgraph.papers.disagg import study
 
 
 def scaled(nodes: int, jobs: int, per_node: tuple[int, int], window: int) -> Experiment:

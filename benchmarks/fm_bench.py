@@ -35,10 +35,10 @@ from pathlib import Path
 
 from _harness import machine_info, write_json
 
-from fluxgraph.sched.fm.machine import perlmutter_like
-from fluxgraph.sched.fm.metrics import TAU, fm_metrics, run_fairness
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.workload import map_trace, read_trace
+from fluxgraph.papers.fm.machine import perlmutter_like
+from fluxgraph.papers.fm.metrics import TAU, fm_metrics, run_fairness
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.workload import map_trace, read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = ROOT.parent / "shared" / "traces" / "perlmutter-fm-jobs.csv"

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from _harness import machine_info, write_json
 
-from fluxgraph.sched.fm.allocator import FmAllocator
-from fluxgraph.sched.fm.machine import build_fm_machine, perlmutter_like
-from fluxgraph.sched.fm.metrics import fm_metrics
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.workload import map_trace, read_trace
+from fluxgraph.papers.fm.allocator import FmAllocator
+from fluxgraph.papers.fm.machine import build_fm_machine, perlmutter_like
+from fluxgraph.papers.fm.metrics import fm_metrics
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.workload import map_trace, read_trace
 
 PRIORITIES = ("fcfs", "sjf", "wfp3", "f1", "fair", "fm")
 WARMUP = 3000

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import machine_info, write_json
 
-from fluxgraph.sched.ioaware.run import run_io
-from fluxgraph.sched.ioaware.workload import w1, w2
+from fluxgraph.papers.ioaware.run import run_io
+from fluxgraph.papers.ioaware.workload import w1, w2
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fluxgraph.experiments.studies.lod import LODS, jobspec_text, measure  # noqa: E402
+from fluxgraph.papers.fluxion.lod import LODS, jobspec_text, measure  # noqa: E402
 
 
 def run_ours(lod: str, policy: str, prune: str) -> dict:

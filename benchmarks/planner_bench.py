@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import machine_info, summarize, time_each, write_json  # noqa: E402
 
-from fluxgraph.experiments.studies.planner import (  # noqa: E402
+from fluxgraph.papers.fluxion.planner import (  # noqa: E402
     KINDS,
     REFERENCE_EARLIEST_MS,
     build,

@@ -1,7 +1,7 @@
 """E-R11 (rabbit spec §7.2): synthetic rabbit storage on a trace, five placement set-ups.
 
 Runs the same jobs (spec §3.2 synthetic storage, seed 1) through the EASY storage simulation
-(:mod:`fluxgraph.sched.rabbit_sim`) as: no storage, pack + own-first, spread + own-first,
+(:mod:`fluxgraph.papers.rabbit.sim`) as: no storage, pack + own-first, spread + own-first,
 pack + any, pack + coral2; prints the §6 rabbit metrics as a markdown table and checks the §8
 orderings (own-first puts a larger share of OST GiB on the job's own chassis than any; spread
 spans more chassis per node-local job than pack). CPU seconds per run are ``process_time``.
@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import machine_info, write_json
 
-from fluxgraph.sched.rabbit_sim import simulate
-from fluxgraph.storage import elcap
-from fluxgraph.storage.placer import RabbitPlacer
-from fluxgraph.storage.simulate import storage_metrics
-from fluxgraph.storage.workload import storage_jobs, without_storage
+from fluxgraph.papers.rabbit import elcap
+from fluxgraph.papers.rabbit.placer import RabbitPlacer
+from fluxgraph.papers.rabbit.sim import simulate
+from fluxgraph.papers.rabbit.simulate import storage_metrics
+from fluxgraph.papers.rabbit.workload import storage_jobs, without_storage
 from fluxgraph.workload import load_workload
 
 REPO = Path(__file__).resolve().parents[1]

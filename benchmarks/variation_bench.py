@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import machine_info, write_json
 
 from fluxgraph.matcher import Matcher
-from fluxgraph.sched.quartz import build_quartz
-from fluxgraph.sched.static_queue import fom_histogram, run_static_queue
-from fluxgraph.workload.varaware import perf_classes, variation_queue
+from fluxgraph.papers.variation.quartz import build_quartz
+from fluxgraph.papers.variation.static_queue import fom_histogram, run_static_queue
+from fluxgraph.papers.variation.workload import perf_classes, variation_queue
 
 REPO = Path(__file__).resolve().parents[1]
 POLICIES = ("high", "low", "variation", "classpack", "classpack-1800", "classpack-strict")

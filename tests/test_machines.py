@@ -57,3 +57,20 @@ def test_bundled_kth_machine_is_the_spec():
 def test_unknown_machine_file_extension_is_a_clear_error(tmp_path):
     with pytest.raises(SimulationError, match="not a spec"):
         load_machine(tmp_path / "machine.txt")
+
+
+def test_bundled_recipes_are_their_builders_output_byte_for_byte():
+    # every bundled machine a builder makes is that builder's text (through the one emitter,
+    # fluxgraph.machines.grug); kth-sp2 carries one more remark in its comment line
+    from fluxgraph import bundled
+    from fluxgraph.machines import MachineSpec, recipe
+    from fluxgraph.papers.rabbit.elcap import ELCAP_TINY, elcap_recipe
+    from fluxgraph.papers.variation.quartz import quartz_recipe
+
+    kth = recipe(MachineSpec(100)).replace(
+        "nodes=100,cores=1 -->",
+        "nodes=100,cores=1 (the KTH IBM SP2: 100 single-processor nodes) -->",
+    )
+    made = {"kth-sp2": kth, "elcap-tiny": elcap_recipe(ELCAP_TINY), "quartz-2418": quartz_recipe()}
+    for name, text in made.items():
+        assert bundled("machines", name).read_text() == text, name

@@ -341,11 +341,12 @@ def _reproduce(args) -> int:
     if report is None:
         return 130
     if not args.quiet:
-        held = sum(bool(c.passed) for c in report.criteria if c.passed is not None)
-        evaluated = sum(c.passed is not None for c in report.criteria)
+        required = [c for c in report.criteria if c.required]
+        held = sum(bool(c.passed) for c in required if c.passed is not None)
+        evaluated = sum(c.passed is not None for c in required)
         print(f"{report.title}: {held} of {evaluated} criteria hold")
         for c in report.criteria:
-            mark = {True: "pass", False: "FAIL", None: "n/a "}[c.passed]
+            mark = {True: "pass", False: "FAIL", None: "n/a "}[c.passed] if c.required else c.claim
             print(f"  {c.id} {mark}  {c.rule}")
         print(f"report: {result.out_dir / 'report.md'}")
     return _all_failed("reproduce", result)

@@ -2,8 +2,10 @@
 
 A *kind* is a pure function ``run(params, ctx) -> {metric: number}`` plus the JSON schema of the
 parameters it accepts. ``simulate`` (the default) replays a trace on a machine through the
-simulator; the studies add their own (``lod``, ``planner``). Users and paper studies plug in
-their own kinds by import path: ``kind: mypackage.mymodule:KIND`` in the experiment, where
+simulator; the paper studies add theirs (``lod``, ``planner``, ``bbsched``, ``disagg``,
+``fm``, ``ioaware``, ``variation``), imported from :mod:`fluxgraph.papers` by name only, so
+this module knows no paper. Users plug in their own kinds by import path:
+``kind: mypackage.mymodule:KIND`` in the experiment, where
 ``KIND`` is a :class:`Kind` (or a plain function, whose parameters are then not checked).
 
 :func:`run_cell` is what a worker process (or Dask worker) executes: it never raises; a cell
@@ -44,13 +46,13 @@ __all__ = [
 KINDS: Mapping[str, str] = MappingProxyType(
     {
         "simulate": "fluxgraph.experiments.simulate:KIND",
-        "lod": "fluxgraph.experiments.studies.lod:KIND",
-        "planner": "fluxgraph.experiments.studies.planner:KIND",
-        "bbsched": "fluxgraph.experiments.studies.bbsched:KIND",
-        "disagg": "fluxgraph.experiments.studies.disagg:KIND",
-        "fm": "fluxgraph.experiments.studies.fm:KIND",
-        "ioaware": "fluxgraph.experiments.studies.ioaware:KIND",
-        "variation": "fluxgraph.experiments.studies.variation:KIND",
+        "lod": "fluxgraph.papers.fluxion.lod:KIND",
+        "planner": "fluxgraph.papers.fluxion.planner:KIND",
+        "bbsched": "fluxgraph.papers.bbsched.study:KIND",
+        "disagg": "fluxgraph.papers.disagg.study:KIND",
+        "fm": "fluxgraph.papers.fm.study:KIND",
+        "ioaware": "fluxgraph.papers.ioaware.study:KIND",
+        "variation": "fluxgraph.papers.variation.study:KIND",
     }
 )
 
@@ -64,8 +66,11 @@ _ID_NAMES: Mapping[str, str] = MappingProxyType(
     }
 )
 
-#: Former names of built-in kinds still accepted in experiment files -> the kind's name.
-ALIASES: Mapping[str, str] = MappingProxyType({v: k for k, v in _ID_NAMES.items()})
+#: Import paths of built-in kinds (former and current) accepted in experiment files -> the
+#: kind's name.
+ALIASES: Mapping[str, str] = MappingProxyType(
+    {**{v: k for k, v in KINDS.items()}, **{v: k for k, v in _ID_NAMES.items()}}
+)
 
 
 def kind_name(name: str) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from fluxgraph.workload import Job
 
-__all__ = ["BSLD_TAU", "JobRecord", "SimulationResult", "node_intervals"]
+__all__ = ["BSLD_TAU", "JobRecord", "SimulationResult", "node_intervals", "parse_intervals"]
 
 #: The bounded-slowdown threshold (seconds): runs shorter than this count as this long.
 BSLD_TAU = 10
@@ -91,3 +91,16 @@ class SimulationResult:
     total_cores: int
     queue_policy: str
     info: dict[str, object] = field(default_factory=dict)
+
+
+def parse_intervals(text: str) -> tuple[int, ...]:
+    """Node ranks from Batsim's interval-set text (the inverse of :func:`node_intervals`).
+
+    >>> parse_intervals("0-3 7"), parse_intervals("")
+    ((0, 1, 2, 3, 7), ())
+    """
+    ranks: list[int] = []
+    for part in text.split():
+        lo, _, hi = part.partition("-")
+        ranks.extend(range(int(lo), int(hi or lo) + 1))
+    return tuple(ranks)

@@ -21,7 +21,7 @@ several vertices;
 requests of that type, each ``ceil(amount)`` units. With the matcher's (Fluxion's) semantics a
 request outside the slot is *shared*: it needs a pool at least that large but books nothing, so
 jobs never queue for it. To make jobs consume a pool, split it into chunk vertices and request
-chunks inside an exclusive slot, as the BBSched shapes do (``fluxgraph/bbsched``).
+chunks inside an exclusive slot, as the BBSched shapes do (``fluxgraph/papers/bbsched``).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.bbsched.allocator import BBAllocator
-from fluxgraph.bbsched.machine import BBMachine
-from fluxgraph.bbsched.run import PRUNE
-from fluxgraph.bbsched.window import bb_shape
+from fluxgraph.papers.bbsched.allocator import BBAllocator
+from fluxgraph.papers.bbsched.machine import BBMachine
+from fluxgraph.papers.bbsched.run import PRUNE
+from fluxgraph.papers.bbsched.window import bb_shape
 from fluxgraph.sched.allocator import MatcherAllocator
 from fluxgraph.workload import Job
 

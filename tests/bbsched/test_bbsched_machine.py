@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxgraph.bbsched.machine import RECIPES, BBMachine
-from fluxgraph.bbsched.workloads import (
+from fluxgraph.errors import SimulationError
+from fluxgraph.papers.bbsched.machine import RECIPES, BBMachine
+from fluxgraph.papers.bbsched.workloads import (
     calibrate_pool,
     measurement_window,
     offered_load,
@@ -15,7 +16,6 @@ from fluxgraph.bbsched.workloads import (
     with_bb,
     with_ssd,
 )
-from fluxgraph.errors import SimulationError
 from fluxgraph.workload import Job
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"

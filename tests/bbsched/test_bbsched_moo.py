@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.bbsched.decision import decide
-from fluxgraph.bbsched.ga import _front_flags, crossover, ga_front, survivors
-from fluxgraph.bbsched.knapsack import best_linear
-from fluxgraph.bbsched.methods import METHODS, make_method
-from fluxgraph.bbsched.moo import Window, nondominated
-from fluxgraph.bbsched.oracle import exact_front, generational_distance
-from fluxgraph.bbsched.probes import random_window
+from fluxgraph.papers.bbsched.decision import decide
+from fluxgraph.papers.bbsched.ga import _front_flags, crossover, ga_front, survivors
+from fluxgraph.papers.bbsched.knapsack import best_linear
+from fluxgraph.papers.bbsched.methods import METHODS, make_method
+from fluxgraph.papers.bbsched.moo import Window, nondominated
+from fluxgraph.papers.bbsched.oracle import exact_front, generational_distance
+from fluxgraph.papers.bbsched.probes import random_window
 
 TABLE1 = [(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)]
 N, B = 100, 188_513

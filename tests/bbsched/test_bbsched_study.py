@@ -8,7 +8,7 @@ from pathlib import Path
 from fluxgraph.experiments.kinds import CellContext
 from fluxgraph.experiments.store import CellRow
 from fluxgraph.experiments.studies import study_experiment
-from fluxgraph.experiments.studies.bbsched import KIND, analyse, results
+from fluxgraph.papers.bbsched.study import KIND, analyse, results
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 BASE = {
@@ -98,7 +98,7 @@ def _run_row(i: int, analogue: str, workload: str, method: str, waste: float) ->
 def test_e6_waste_criterion_counts_each_method_against_baseline():
     """Spec §8.8: each of Constrained_CPU, Constrained_SSD, Bin_Packing wastes more SSD than
     Baseline on 4+ of the 6 SSD workloads; Weighted's Kiviat area below BBSched's on 4+."""
-    from fluxgraph.experiments.studies.bbsched import _Runs, _ssd_waste_criterion
+    from fluxgraph.papers.bbsched.study import _Runs, _ssd_waste_criterion
 
     wls = [(a, w) for a in ("kth", "lublin") for w in ("S5", "S6", "S7")]
     rows, areas = [], {}

@@ -8,11 +8,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.bbsched.ga import GAParams
-from fluxgraph.bbsched.machine import BBMachine
-from fluxgraph.bbsched.methods import METHODS, SSD_METHODS, make_method
-from fluxgraph.bbsched.run import PRUNE, RunOptions, simulate_method
-from fluxgraph.bbsched.window import WindowPass, bb_shape, demand
+from fluxgraph.papers.bbsched.ga import GAParams
+from fluxgraph.papers.bbsched.machine import BBMachine
+from fluxgraph.papers.bbsched.methods import METHODS, SSD_METHODS, make_method
+from fluxgraph.papers.bbsched.run import PRUNE, RunOptions, simulate_method
+from fluxgraph.papers.bbsched.window import WindowPass, bb_shape, demand
 from fluxgraph.sched import Simulator
 from fluxgraph.workload import Job
 

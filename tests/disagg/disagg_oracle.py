@@ -96,7 +96,7 @@ class OracleAllocator:
 def oracle_schedule(capacity, kind, jobs, depth=100, contention=True):
     """The scheduler of spec §4.1/§4.2 on :class:`OracleAllocator`: ``{job id: (start, end,
     nodes, lent)}`` and the ids rejected. Memory vertices are stood for by node ranks."""
-    from fluxgraph.sched.disagg.contention import MemoryContention
+    from fluxgraph.papers.disagg.contention import MemoryContention
     from fluxgraph.sched.runtime import RunningJob
 
     alloc = OracleAllocator(capacity, kind)

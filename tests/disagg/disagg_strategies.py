@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fluxgraph.memory_machines import MemoryMachineSpec
-from fluxgraph.sched.disagg.contention import APPS
+from fluxgraph.papers.disagg.contention import APPS
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec
 from fluxgraph.workload import Job
 
 #: Request sizes (MiB per node) around the normal and large nodes' capacities.
@@ -55,7 +55,7 @@ def workloads(draw):
 def engine_schedules(spec, jobs, kind: str, **options) -> list[list[tuple]]:
     """Every job's (id, start, end, nodes, local, lent, rejected) under the graph engine and
     under the span-table engine, in that order (the two must be equal)."""
-    from fluxgraph.sched.disagg.sim import DisaggSimulator
+    from fluxgraph.papers.disagg.sim import DisaggSimulator
 
     return [
         [

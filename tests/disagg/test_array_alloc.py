@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.memory_machines import MemoryMachineSpec, build_memory_machine
-from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
-from fluxgraph.sched.disagg.arrays import ArrayAllocator
-from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.papers.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.papers.disagg.arrays import ArrayAllocator
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec, build_memory_machine
+from fluxgraph.papers.disagg.sim import DisaggSimulator
 from fluxgraph.workload import Job
 
 OPS = allocator_ops(16, resize=True)

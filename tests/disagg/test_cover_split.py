@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.sched.disagg.alloc import MemoryRequest, split_deficits
-from fluxgraph.sched.disagg.arrays import ArrayAllocator, _cover
+from fluxgraph.papers.disagg.alloc import MemoryRequest, split_deficits
+from fluxgraph.papers.disagg.arrays import ArrayAllocator, _cover
 
 _pairs = st.lists(st.tuples(st.integers(0, 9), st.integers(-3, 40)), max_size=6)
 

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.errors import WorkloadError
-from fluxgraph.sched.disagg.contention import APPS
-from fluxgraph.workload import Job, load_workload
-from fluxgraph.workload.disagg_mix import (
+from fluxgraph.papers.disagg.contention import APPS
+from fluxgraph.papers.disagg.mix import (
     LARGE_APPS,
     NORMAL_APPS,
     flag_large,
@@ -17,6 +16,7 @@ from fluxgraph.workload.disagg_mix import (
     map_trace,
     window,
 )
+from fluxgraph.workload import Job, load_workload
 
 LUBLIN = Path(__file__).resolve().parents[3] / "shared" / "traces" / "lublin_256.swf"
 

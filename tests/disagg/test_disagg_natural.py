@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.experiments import studies
-from fluxgraph.experiments.studies import disagg
-from fluxgraph.memory_machines import large_count
+from fluxgraph.papers.disagg import study as disagg
+from fluxgraph.papers.disagg.machines import large_count
+from fluxgraph.papers.disagg.mix import LARGE_APPS, NORMAL_APPS, map_natural, natural_mix
 from fluxgraph.workload import load_workload
-from fluxgraph.workload.disagg_mix import LARGE_APPS, NORMAL_APPS, map_natural, natural_mix
 
 WAGAP = Path(__file__).resolve().parents[3] / "shared" / "traces" / "wagap-2013.swf"
 GIB = 1 << 30

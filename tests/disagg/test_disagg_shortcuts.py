@@ -8,10 +8,10 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.memory_machines import MemoryMachineSpec
-from fluxgraph.sched.disagg.alloc import MemoryRequest, Placement
-from fluxgraph.sched.disagg.arrays import ArrayAllocator
-from fluxgraph.sched.disagg.contention import APPS
+from fluxgraph.papers.disagg.alloc import MemoryPlacement, MemoryRequest
+from fluxgraph.papers.disagg.arrays import ArrayAllocator
+from fluxgraph.papers.disagg.contention import APPS
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec
 from fluxgraph.workload import Job
 
 
@@ -109,7 +109,7 @@ def test_a_dis_can_fit_after_a_span_is_added():
         alloc = ArrayAllocator([32768] * 4 + [65536], 32, "dis")
         alloc.allocate(MemoryRequest(1, 10240), at=0, duration=100)
         if added:
-            alloc.rebook(Placement((4,), (1024,), (), 0, 100, (0,), 1024))
+            alloc.rebook(MemoryPlacement((4,), (1024,), (), 0, 100, (0,), 1024))
         placed = alloc.allocate(MemoryRequest(3, 61440), at=0, duration=100)
         assert (placed is not None) == added
         if added:
@@ -138,7 +138,7 @@ def test_a_dis_fails_as_before_after_a_span_keeping_at_most_the_request_free(
     assume(free and not alloc.could_fit(req, at, duration))
     node = data.draw(st.sampled_from(free))
     held = data.draw(st.integers(max(1, capacity[node] - mib), capacity[node]))
-    alloc.rebook(Placement((node,), (held,), (), at, at + duration, (0,), held))
+    alloc.rebook(MemoryPlacement((node,), (held,), (), at, at + duration, (0,), held))
     assert not alloc.could_fit(req, at, duration)
 
 
@@ -163,7 +163,7 @@ def test_starts_within_sees_held_spans_only():
 def test_reservations_carried_between_passes_match_the_brute_force_scheduler(work, kind, depth):
     from disagg_oracle import oracle_schedule
 
-    from fluxgraph.sched.disagg.sim import DisaggSimulator
+    from fluxgraph.papers.disagg.sim import DisaggSimulator
 
     spec, jobs = work
     result = DisaggSimulator(spec, jobs, kind, backfill_depth=depth).run()
@@ -178,8 +178,8 @@ def test_reservations_carried_between_passes_match_the_brute_force_scheduler(wor
 def test_every_reservation_found_again_is_the_earliest_start(work, kind):
     # each reservation the scheduler books again without a search (carried from the previous
     # pass, recalled, or remembered) is the first candidate where the job fits now
-    from fluxgraph.sched.disagg.booking import MemoryBookings
-    from fluxgraph.sched.disagg.sim import DisaggSimulator
+    from fluxgraph.papers.disagg.booking import MemoryBookings
+    from fluxgraph.papers.disagg.sim import DisaggSimulator
 
     found_again = MemoryBookings._again
     checked = []

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.disagg.metrics import run_metrics
-from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
+from fluxgraph.papers.disagg.metrics import run_metrics
+from fluxgraph.papers.disagg.mix import make_mix, map_trace
+from fluxgraph.papers.disagg.sim import DisaggSimulator
 from fluxgraph.workload import load_workload
-from fluxgraph.workload.disagg_mix import make_mix, map_trace
 
 LUBLIN = Path(__file__).resolve().parents[3] / "shared" / "traces" / "lublin_256.swf"
 

@@ -16,11 +16,11 @@ from fluxgraph.experiments import studies
 from fluxgraph.experiments.kinds import CellContext
 from fluxgraph.experiments.spec import Experiment
 from fluxgraph.experiments.store import CellRow
-from fluxgraph.experiments.studies import disagg
-from fluxgraph.experiments.studies.disagg_grid import DisaggGrid, criteria
-from fluxgraph.memory_machines import MemoryMachineSpec, large_count
-from fluxgraph.sched.disagg.metrics import run_metrics, timeline
-from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.papers.disagg import study as disagg
+from fluxgraph.papers.disagg.grid import DisaggGrid, criteria
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
+from fluxgraph.papers.disagg.metrics import run_metrics, timeline
+from fluxgraph.papers.disagg.sim import DisaggSimulator
 
 LUBLIN = Path(__file__).resolve().parents[3] / "shared" / "traces" / "lublin_256.swf"
 needs_trace = pytest.mark.skipif(not LUBLIN.exists(), reason="shared traces absent")
@@ -189,3 +189,28 @@ def test_bundled_quick_grid(tmp_path):
     assert "65 cells (65 done, 0 failed)" in text
     for cid in [*IDS, "E6 R1", "E6 R4"]:
         assert f"| {cid} |" in text
+
+
+def test_the_schedule_is_the_shared_jobs_csv_layout_that_evalys_reads(tmp_path):
+    from fluxgraph.papers.disagg.machines import MemoryMachineSpec
+    from fluxgraph.papers.disagg.sim import DisaggSimulator
+    from fluxgraph.sched.output import JOBS_COLUMNS
+    from fluxgraph.workload import Job
+
+    jobs = [
+        Job(1, 0, 50, 60, nodes=2, extra={"mem_mib": 40000, "app_id": 2, "large": True}),
+        Job(2, 5, 20, 30, nodes=1, extra={"mem_mib": 1000, "app_id": 1, "large": False}),
+        Job(3, 5, 20, 30, nodes=9, extra={"mem_mib": 1000, "app_id": 1, "large": False}),
+    ]
+    result = DisaggSimulator(MemoryMachineSpec(4, 1), jobs, "dis").run()
+    path = tmp_path / "jobs.csv"
+    path.write_text(disagg.schedule_csv(result.records))
+    header = path.read_text().splitlines()[0].split(",")
+    assert tuple(header[: len(JOBS_COLUMNS)]) == JOBS_COLUMNS
+    jobset = pytest.importorskip("evalys.jobset")
+    frame = jobset.JobSet.from_csv(str(path)).df
+    assert frame["finish_time"].astype(int).tolist() == [r.end for r in result.records]
+    back = disagg.read_schedule(path, MemoryMachineSpec(4, 1))
+    assert [(r.job.id, r.start, r.end, r.nodes, r.rejected) for r in back.records] == [
+        (r.job.id, r.start, r.end, r.nodes, r.rejected) for r in result.records
+    ]

@@ -7,8 +7,8 @@ from disagg_strategies import ALLOC_MIB, allocator_ops
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.memory_machines import build_memory_machine
-from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.papers.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.papers.disagg.machines import build_memory_machine
 
 OPS = allocator_ops(14)
 

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.sched.disagg.contention import APPS, MemoryContention, job_speed, load_apps
+from fluxgraph.papers.disagg.contention import APPS, MemoryContention, job_speed, load_apps
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 

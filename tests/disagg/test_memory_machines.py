@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.memory_machines import (
+from fluxgraph.papers.disagg.machines import (
     LARGE_MIB,
     NORMAL_MIB,
     MemoryMachineSpec,

@@ -7,7 +7,7 @@ import pytest
 from fluxgraph.errors import MatchError
 from fluxgraph.jobspec.model import Attributes, Jobspec, Resource, SystemAttributes, Task
 from fluxgraph.matcher import Matcher
-from fluxgraph.memory_machines import build_memory_machine
+from fluxgraph.papers.disagg.machines import build_memory_machine
 from fluxgraph.policies import POLICIES, MemoryPool, create_policy
 from fluxgraph.writers.sink import SelectionCollector
 

@@ -7,8 +7,8 @@ from disagg_strategies import workloads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.memory_machines import MemoryMachineSpec
-from fluxgraph.sched.disagg.sim import DisaggSimulator
+from fluxgraph.papers.disagg.machines import MemoryMachineSpec
+from fluxgraph.papers.disagg.sim import DisaggSimulator
 
 
 def _check_invariants(spec, result):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from fluxgraph.memory_machines import build_memory_machine
-from fluxgraph.sched.disagg.alloc import MemoryAllocator, MemoryRequest
-from fluxgraph.sched.disagg.arrays import ArrayAllocator
-from fluxgraph.sched.disagg.contention import APPS, MemoryContention, job_speed
+from fluxgraph.papers.disagg.alloc import MemoryAllocator, MemoryRequest
+from fluxgraph.papers.disagg.arrays import ArrayAllocator
+from fluxgraph.papers.disagg.contention import APPS, MemoryContention, job_speed
+from fluxgraph.papers.disagg.machines import build_memory_machine
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 

@@ -4,6 +4,7 @@ studies this framework lands with) write results.csv, report.md and their figure
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 
@@ -41,6 +42,14 @@ def test_reproduce_quick(study, figure, criteria, tmp_path, capsys):
         assert f"| {cid} |" in report
     assert "![" in report and f"({figure})" in report
     assert (out / figure).read_bytes()[:4] == b"\x89PNG"
+    # criteria.json: the same criteria, machine-readable, in the project's format
+    rows = json.loads((out / "criteria.json").read_text())
+    assert [r["id"] for r in rows] == criteria
+    for r in rows:
+        assert set(r) == {"id", "required", "verdict", "paper", "ours", "rule"}
+        assert r["verdict"] in ("pass", "fail", "not evaluated") if r["required"] else True
+        mark = {"pass": "pass", "fail": "**FAIL**", "not evaluated": "not evaluated"}
+        assert f"| {r['id']} |" in report and mark[r["verdict"]] in report
     # Resuming a finished reproduction runs nothing and rewrites the report.
     assert main(["reproduce", study, "--quick", "--out", str(out), "--quiet"]) == 0
     assert (out / "report.md").is_file()
@@ -88,3 +97,31 @@ def test_reproduce_only_needs_axis_equals_value(capsys):
     with pytest.raises(SystemExit):
         main(["reproduce", "planner", "--only", "spans"])
     assert "expected AXIS=VALUE" in capsys.readouterr().err
+
+
+def test_a_reported_claim_carries_one_of_three_verdicts(tmp_path):
+    from fluxgraph.errors import ExperimentError
+    from fluxgraph.experiments.studies import Criterion, StudyReport, write_criteria
+
+    rows = [
+        Criterion("C1", "x < 1", "0.8", "ours < 1", True),
+        Criterion("C2", "y > 2", "no data", "ours > 2", None),
+        Criterion(
+            "R1",
+            "a gain",
+            "a loss",
+            "sign of the gain",
+            None,
+            required=False,
+            claim="not reproduced",
+        ),
+    ]
+    write_criteria(StudyReport("t", rows), tmp_path / "criteria.json")
+    got = json.loads((tmp_path / "criteria.json").read_text())
+    assert [(r["id"], r["required"], r["verdict"]) for r in got] == [
+        ("C1", True, "pass"),
+        ("C2", True, "not evaluated"),
+        ("R1", False, "not reproduced"),
+    ]
+    with pytest.raises(ExperimentError, match="reproduced, partly, not reproduced"):
+        Criterion("R2", "p", "o", "r", None, required=False, claim="pass")

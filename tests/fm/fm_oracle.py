@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from fluxgraph.sched.fm.placement import rack_balance
-from fluxgraph.sched.fm.priority import make_priorities
+from fluxgraph.papers.fm.placement import rack_balance
+from fluxgraph.papers.fm.priority import make_priorities
 
 
 def simulate(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup):

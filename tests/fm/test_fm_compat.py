@@ -8,14 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fm_invariants import _check
 
-import fluxgraph.sched.fm.run as fm_run
+import fluxgraph.papers.fm.run as fm_run
 from fluxgraph.errors import SimulationError
-from fluxgraph.sched.fm.compat import CompatTicks
-from fluxgraph.sched.fm.machine import FmMachineSpec
-from fluxgraph.sched.fm.priority import FM_PRIORITIES
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.slowdown import SlowdownModel
-from fluxgraph.sched.fm.workload import TraceRow, fm_jobs, map_trace, synthetic_trace
+from fluxgraph.papers.fm.compat import CompatTicks
+from fluxgraph.papers.fm.machine import FmMachineSpec
+from fluxgraph.papers.fm.priority import FM_PRIORITIES
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.slowdown import SlowdownModel
+from fluxgraph.papers.fm.workload import TraceRow, fm_jobs, map_trace, synthetic_trace
 
 _ROW = st.tuples(
     st.integers(0, 40),  # submit

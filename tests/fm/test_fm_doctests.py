@@ -8,19 +8,19 @@ import importlib
 import pytest
 
 MODULES = [
-    "fluxgraph.sched.fm.machine",
-    "fluxgraph.sched.fm.placement",
-    "fluxgraph.sched.fm.allocator",
-    "fluxgraph.sched.fm.slowdown",
-    "fluxgraph.sched.fm.workload",
-    "fluxgraph.sched.fm.priority",
-    "fluxgraph.sched.fm.passes",
-    "fluxgraph.sched.fm.compat",
-    "fluxgraph.sched.fm.run",
-    "fluxgraph.sched.fm.metrics",
-    "fluxgraph.experiments.studies.fm",
-    "fluxgraph.experiments.studies.fm_compat",
-    "fluxgraph.experiments.studies.fm_figures",
+    "fluxgraph.papers.fm.machine",
+    "fluxgraph.papers.fm.placement",
+    "fluxgraph.papers.fm.allocator",
+    "fluxgraph.papers.fm.slowdown",
+    "fluxgraph.papers.fm.workload",
+    "fluxgraph.papers.fm.priority",
+    "fluxgraph.papers.fm.passes",
+    "fluxgraph.papers.fm.compat",
+    "fluxgraph.papers.fm.run",
+    "fluxgraph.papers.fm.metrics",
+    "fluxgraph.papers.fm.study",
+    "fluxgraph.papers.fm.study_compat",
+    "fluxgraph.papers.fm.figures",
 ]
 
 

@@ -1,6 +1,6 @@
 """The FM fast paths against the plain definitions they replace (same answers, bit for bit).
 
-* :class:`~fluxgraph.sched.fm.priority.QueueOrder` against the simulator's sort by
+* :class:`~fluxgraph.papers.fm.priority.QueueOrder` against the simulator's sort by
   ``(make_priorities(...)[name](job, now), submit, id)``;
 * :meth:`FmAllocator.startable` against :meth:`FmAllocator.fits_now` job by job (exact in rack
   and nodes scope, a necessary condition in system scope), beside running bookings and a
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.sched.fm.allocator import FmAllocator
-from fluxgraph.sched.fm.machine import FmMachineSpec, build_fm_machine
-from fluxgraph.sched.fm.priority import FM_PRIORITIES, QueueOrder, make_priorities
+from fluxgraph.papers.fm.allocator import FmAllocator
+from fluxgraph.papers.fm.machine import FmMachineSpec, build_fm_machine
+from fluxgraph.papers.fm.priority import FM_PRIORITIES, QueueOrder, make_priorities
 from fluxgraph.workload import Job
 
 _JOB = st.tuples(

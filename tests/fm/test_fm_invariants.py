@@ -7,10 +7,10 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.sched.fm.machine import FmMachineSpec
-from fluxgraph.sched.fm.priority import FM_PRIORITIES
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.workload import map_trace, synthetic_trace
+from fluxgraph.papers.fm.machine import FmMachineSpec
+from fluxgraph.papers.fm.priority import FM_PRIORITIES
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.workload import map_trace, synthetic_trace
 
 
 def _check(run):

@@ -15,10 +15,10 @@ from fractions import Fraction
 import pytest
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.sched.fm.machine import FmMachineSpec
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.slowdown import SlowdownModel
-from fluxgraph.sched.fm.workload import map_trace, synthetic_trace
+from fluxgraph.papers.fm.machine import FmMachineSpec
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.slowdown import SlowdownModel
+from fluxgraph.papers.fm.workload import map_trace, synthetic_trace
 from fluxgraph.workload import Job
 
 S180_10, S280_10 = Fraction("1.67"), Fraction("3.19")

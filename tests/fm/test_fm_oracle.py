@@ -8,12 +8,12 @@ from fm_oracle import simulate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.sched.fm.machine import FmMachineSpec
-from fluxgraph.sched.fm.placement import rack_balance, system_local_first
-from fluxgraph.sched.fm.priority import FM_PRIORITIES
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.slowdown import SlowdownModel
-from fluxgraph.sched.fm.workload import TraceRow, fm_jobs, map_trace
+from fluxgraph.papers.fm.machine import FmMachineSpec
+from fluxgraph.papers.fm.placement import rack_balance, system_local_first
+from fluxgraph.papers.fm.priority import FM_PRIORITIES
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.slowdown import SlowdownModel
+from fluxgraph.papers.fm.workload import TraceRow, fm_jobs, map_trace
 
 _ROW = st.tuples(
     st.integers(0, 30),  # submit

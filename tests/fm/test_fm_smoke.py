@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from fluxgraph.sched.fm.machine import perlmutter_like
-from fluxgraph.sched.fm.metrics import fm_metrics, run_fairness
-from fluxgraph.sched.fm.run import run_fm
-from fluxgraph.sched.fm.workload import map_trace, read_trace
+from fluxgraph.papers.fm.machine import perlmutter_like
+from fluxgraph.papers.fm.metrics import fm_metrics, run_fairness
+from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.workload import map_trace, read_trace
 
 TRACE = Path(__file__).resolve().parents[3] / "shared" / "traces" / "perlmutter-fm-jobs.csv"
 _SLOW = pytest.mark.skipif(not os.environ.get("FLUXGRAPH_RUNSLOW"), reason="FLUXGRAPH_RUNSLOW")

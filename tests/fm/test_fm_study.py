@@ -7,8 +7,8 @@ import pytest
 from fluxgraph.errors import ExperimentError
 from fluxgraph.experiments.kinds import CellContext
 from fluxgraph.experiments.store import CellRow
-from fluxgraph.experiments.studies import fm as study
-from fluxgraph.sched.fm.workload import synthetic_trace
+from fluxgraph.papers.fm import study
+from fluxgraph.papers.fm.workload import synthetic_trace
 
 
 def _trace(tmp_path):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.sched.fm.allocator import FmAllocator
-from fluxgraph.sched.fm.machine import (
+from fluxgraph.papers.fm.allocator import FmAllocator
+from fluxgraph.papers.fm.machine import (
     GB_PER_TB,
     FmLayout,
     FmMachineSpec,
@@ -16,10 +16,10 @@ from fluxgraph.sched.fm.machine import (
     juwels_like,
     perlmutter_like,
 )
-from fluxgraph.sched.fm.metrics import fairness, savings
-from fluxgraph.sched.fm.priority import make_priorities
-from fluxgraph.sched.fm.slowdown import S180, S280, SlowdownModel
-from fluxgraph.sched.fm.workload import TraceRow, map_trace, read_trace
+from fluxgraph.papers.fm.metrics import fairness, savings
+from fluxgraph.papers.fm.priority import make_priorities
+from fluxgraph.papers.fm.slowdown import S180, S280, SlowdownModel
+from fluxgraph.papers.fm.workload import TraceRow, map_trace, read_trace
 from fluxgraph.workload import Job
 
 TRACE = Path(__file__).resolve().parents[3] / "shared" / "traces" / "perlmutter-fm-jobs.csv"

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.sched.ioaware import schedulers
-from fluxgraph.sched.ioaware.run import run_io
-from fluxgraph.sched.ioaware.tracker import Tracker
-from fluxgraph.sched.ioaware.workload import w2
+from fluxgraph.papers.ioaware import schedulers
+from fluxgraph.papers.ioaware.run import run_io
+from fluxgraph.papers.ioaware.tracker import Tracker
+from fluxgraph.papers.ioaware.workload import w2
 
 
 class EagerTracker(Tracker):

@@ -1,4 +1,4 @@
-"""The doctests of the ``fluxgraph.sched.ioaware`` modules and the study module."""
+"""The doctests of the ``fluxgraph.papers.ioaware`` modules and the study module."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ import importlib
 import pytest
 
 MODULES = [
-    "fluxgraph.sched.ioaware",
-    "fluxgraph.sched.ioaware.estimator",
-    "fluxgraph.sched.ioaware.fluid",
-    "fluxgraph.sched.ioaware.machine",
-    "fluxgraph.sched.ioaware.metrics",
-    "fluxgraph.sched.ioaware.run",
-    "fluxgraph.sched.ioaware.schedulers",
-    "fluxgraph.sched.ioaware.tracker",
-    "fluxgraph.sched.ioaware.workload",
-    "fluxgraph.experiments.studies.ioaware",
+    "fluxgraph.papers.ioaware",
+    "fluxgraph.papers.ioaware.estimator",
+    "fluxgraph.papers.ioaware.fluid",
+    "fluxgraph.papers.ioaware.machine",
+    "fluxgraph.papers.ioaware.metrics",
+    "fluxgraph.papers.ioaware.run",
+    "fluxgraph.papers.ioaware.schedulers",
+    "fluxgraph.papers.ioaware.tracker",
+    "fluxgraph.papers.ioaware.workload",
+    "fluxgraph.papers.ioaware.study",
 ]
 
 

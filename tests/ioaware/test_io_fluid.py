@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from fluxgraph.sched.ioaware.fluid import FluidFileSystem, io_demand, saturating
-from fluxgraph.sched.ioaware.machine import build_pfs_machine
-from fluxgraph.sched.ioaware.schedulers import DefaultBackfill
+from fluxgraph.papers.ioaware.fluid import FluidFileSystem, io_demand, saturating
+from fluxgraph.papers.ioaware.machine import build_pfs_machine
+from fluxgraph.papers.ioaware.schedulers import DefaultBackfill
 from fluxgraph.sched.passes import Periodic
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.sched.simulator import Simulator

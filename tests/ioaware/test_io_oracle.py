@@ -14,11 +14,11 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.sched.ioaware.estimator import Estimator
-from fluxgraph.sched.ioaware.fluid import FluidFileSystem, io_demand
-from fluxgraph.sched.ioaware.machine import build_pfs_machine, units
-from fluxgraph.sched.ioaware.run import make_scheduler, pretrain, run_io
-from fluxgraph.sched.ioaware.workload import THREADS
+from fluxgraph.papers.ioaware.estimator import Estimator
+from fluxgraph.papers.ioaware.fluid import FluidFileSystem, io_demand
+from fluxgraph.papers.ioaware.machine import build_pfs_machine, units
+from fluxgraph.papers.ioaware.run import make_scheduler, pretrain, run_io
+from fluxgraph.papers.ioaware.workload import THREADS
 from fluxgraph.sched.passes import Periodic
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Job, Workload

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from fluxgraph.experiments.studies.ioaware import SPEC_CURVE, curve_points
-from fluxgraph.sched.ioaware.metrics import improvement
-from fluxgraph.sched.ioaware.run import run_io
-from fluxgraph.sched.ioaware.workload import w1, w2
+from fluxgraph.papers.ioaware.metrics import improvement
+from fluxgraph.papers.ioaware.run import run_io
+from fluxgraph.papers.ioaware.study import SPEC_CURVE, curve_points
+from fluxgraph.papers.ioaware.workload import w1, w2
 
 
 def test_x1_table():

@@ -9,7 +9,7 @@ import pytest
 
 from fluxgraph.__main__ import main
 from fluxgraph.experiments.store import CellRow
-from fluxgraph.experiments.studies.ioaware import measure, results
+from fluxgraph.papers.ioaware.study import measure, results
 
 
 def _row(params, metrics):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.sched.ioaware.tracker import FIT_EPS, Tracker
+from fluxgraph.papers.ioaware.tracker import FIT_EPS, Tracker
 
 HORIZON = 120
 

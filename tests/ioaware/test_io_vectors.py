@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from fluxgraph.sched.ioaware.estimator import Estimator
-from fluxgraph.sched.ioaware.run import make_scheduler, pretrain
-from fluxgraph.sched.ioaware.workload import THREADS, w1, w2
+from fluxgraph.papers.ioaware.estimator import Estimator
+from fluxgraph.papers.ioaware.run import make_scheduler, pretrain
+from fluxgraph.papers.ioaware.workload import THREADS, w1, w2
 
 
 class FirstCycle:

@@ -1,5 +1,6 @@
 """Dependencies point one way: planner <- graph <- {readers, writers, jobspec} <- policies <-
-traverser <- matcher <- {query, front ends}. Annotation-only imports are exempt."""
+traverser <- matcher <- {query, front ends} <- experiments <- papers. The papers are leaves: no
+shared part imports one, and no paper imports another. Annotation-only imports are exempt."""
 
 from __future__ import annotations
 
@@ -26,15 +27,13 @@ LAYERS = {
     "traverser": 5,
     "matcher": 6,
     "machines": 6,
-    "memory_machines": 6,
-    "storage": 6,
     "sched": 7,
-    "bbsched": 7,
     "query": 7,
     "grug2dot": 7,
     "experiments": 8,
     "__main__": 9,
     "__init__": 9,
+    "papers": 10,
 }
 
 
@@ -81,3 +80,39 @@ def test_every_part_has_a_layer():
     parts = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()}
     parts = {p for p in parts if not p.startswith("__pycache__") and p != "py"}
     assert parts - {"py"} <= set(LAYERS) | {"py"}
+
+
+def _paper(module: str) -> str | None:
+    """The paper a module belongs to (``fluxgraph.papers.fm.run`` -> ``fm``), or None."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "papers" else None
+
+
+def test_no_paper_imports_another():
+    crossing = []
+    for path in sorted((PACKAGE / "papers").rglob("*.py")):
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        own = _paper(module)
+        for target, line in _runtime_imports(ast.parse(path.read_text())):
+            other = _paper(target)
+            if other is not None and other != own:
+                crossing.append(f"{module}:{line} imports {target}")
+    assert not crossing, "papers importing papers:\n" + "\n".join(crossing)
+
+
+def test_papers_is_the_top_layer_and_every_paper_has_a_readme():
+    assert LAYERS["papers"] > max(v for k, v in LAYERS.items() if k != "papers")
+    papers = [p for p in (PACKAGE / "papers").iterdir() if p.is_dir() and p.name[0] != "_"]
+    assert {p.name for p in papers} == {
+        "fluxion",
+        "variation",
+        "rabbit",
+        "bbsched",
+        "ioaware",
+        "fm",
+        "disagg",
+    }
+    for paper in papers:
+        readme = paper / "README.md"
+        assert readme.is_file(), paper.name
+        assert "../shared/reproductions/" in readme.read_text() or paper.name == "fluxion"

@@ -8,7 +8,7 @@ import pytest
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.machines import load_machine
-from fluxgraph.storage import ELCAP, ELCAP_TINY, RabbitMachine, elcap, elcap_recipe
+from fluxgraph.papers.rabbit import ELCAP, ELCAP_TINY, RabbitMachine, elcap, elcap_recipe
 
 RECIPE = Path(__file__).resolve().parents[2] / "grug_recipes" / "elcap-tiny.graphml"
 

@@ -17,8 +17,8 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxgraph.storage import REASONS, StorageRejected, StorageRequest, elcap
-from fluxgraph.storage.placer import RabbitPlacer
+from fluxgraph.papers.rabbit import REASONS, StorageRejected, StorageRequest, elcap
+from fluxgraph.papers.rabbit.placer import RabbitPlacer
 
 SHAPE = {"chassis": 3, "nodes": 4, "chunks": 5, "chunk_gib": 100, "namespaces": 4}
 HELD = ("node", "ssd", "nvme_ns", "mgt_ip")

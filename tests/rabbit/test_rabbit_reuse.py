@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from test_rabbit_bookings import requests
 
 from fluxgraph.machines import load_machine
-from fluxgraph.sched.rabbit_sim import RabbitBookings, simulate
-from fluxgraph.storage import StorageRequest
-from fluxgraph.storage.placer import RabbitPlacer
-from fluxgraph.storage.workload import StorageJob
+from fluxgraph.papers.rabbit import StorageRequest
+from fluxgraph.papers.rabbit.placer import RabbitPlacer
+from fluxgraph.papers.rabbit.sim import RabbitBookings, simulate
+from fluxgraph.papers.rabbit.workload import StorageJob
 from fluxgraph.workload import Job
 
 TINY = Path(__file__).resolve().parents[2] / "grug_recipes" / "elcap-tiny.graphml"

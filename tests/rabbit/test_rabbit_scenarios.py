@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.machines import load_machine
-from fluxgraph.storage import (
+from fluxgraph.papers.rabbit import (
     StorageRejected,
     StorageRequest,
     parse_directives,
     storage_request,
 )
-from fluxgraph.storage.placer import RabbitPlacer
+from fluxgraph.papers.rabbit.placer import RabbitPlacer
 
 RECIPE = Path(__file__).resolve().parents[2] / "grug_recipes" / "elcap-tiny.graphml"
 HOUR = 3600

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from fluxgraph.machines import load_machine
-from fluxgraph.sched.rabbit_sim import simulate
-from fluxgraph.storage import REASONS, StorageRequest, elcap
-from fluxgraph.storage.placer import RabbitPlacer
-from fluxgraph.storage.simulate import storage_metrics
-from fluxgraph.storage.workload import StorageJob, storage_jobs, without_storage
+from fluxgraph.papers.rabbit import REASONS, StorageRequest, elcap
+from fluxgraph.papers.rabbit.placer import RabbitPlacer
+from fluxgraph.papers.rabbit.sim import simulate
+from fluxgraph.papers.rabbit.simulate import storage_metrics
+from fluxgraph.papers.rabbit.workload import StorageJob, storage_jobs, without_storage
 from fluxgraph.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]

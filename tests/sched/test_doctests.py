@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import fluxgraph.machines
+import fluxgraph.data
+import fluxgraph.machines.grug
+import fluxgraph.machines.spec
+import fluxgraph.planner.demo
 import fluxgraph.sched.allocator
 import fluxgraph.sched.metrics
 import fluxgraph.sched.output
@@ -21,7 +24,10 @@ import fluxgraph.sched.shapes
 import fluxgraph.sched.simulator
 
 MODULES = [
-    fluxgraph.machines,
+    fluxgraph.data,
+    fluxgraph.machines.grug,
+    fluxgraph.machines.spec,
+    fluxgraph.planner.demo,
     fluxgraph.sched.allocator,
     fluxgraph.sched.metrics,
     fluxgraph.sched.output,

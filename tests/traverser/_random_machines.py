@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.sched.quartz import build_quartz
+from fluxgraph.papers.variation.quartz import build_quartz
 from fluxgraph.writers.match.simple import SimpleWriter
 
 

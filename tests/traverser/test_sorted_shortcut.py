@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fluxgraph import jobspec
 from fluxgraph.matcher import Matcher
-from fluxgraph.sched.static_queue import node_jobspec
+from fluxgraph.papers.variation.static_queue import node_jobspec
 
 
 def _partial(nodes: int, cores: int, duration: int):

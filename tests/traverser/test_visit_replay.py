@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from fluxgraph import jobspec
 from fluxgraph.matcher import Matcher
-from fluxgraph.sched.quartz import build_quartz
-from fluxgraph.sched.static_queue import node_jobspec
+from fluxgraph.papers.variation.quartz import build_quartz
+from fluxgraph.papers.variation.static_queue import node_jobspec
 from fluxgraph.writers.match.simple import SimpleWriter
 
 OPS = st.sampled_from(["allocate", "allocate_orelse_reserve", "satisfiability"])

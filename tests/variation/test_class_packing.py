@@ -11,10 +11,10 @@ from variation_oracle import check_run
 
 from fluxgraph.errors import MatchError, SimulationError
 from fluxgraph.matcher import Matcher
+from fluxgraph.papers.variation.quartz import build_quartz
+from fluxgraph.papers.variation.static_queue import fom_histogram, run_static_queue
 from fluxgraph.policies import ClassPacking, create_policy
 from fluxgraph.policies.class_packing import narrowest_windows
-from fluxgraph.sched.quartz import build_quartz
-from fluxgraph.sched.static_queue import fom_histogram, run_static_queue
 from fluxgraph.workload import Job
 
 POLICIES = ("high", "low", "variation", "classpack", "classpack-strict")

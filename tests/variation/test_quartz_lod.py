@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from fluxgraph.matcher import Matcher
-from fluxgraph.sched.quartz import build_quartz
-from fluxgraph.sched.static_queue import run_static_queue
-from fluxgraph.workload.varaware import SIZE_WEIGHTS, perf_classes, variation_queue
+from fluxgraph.papers.variation.quartz import build_quartz
+from fluxgraph.papers.variation.static_queue import run_static_queue
+from fluxgraph.papers.variation.workload import SIZE_WEIGHTS, perf_classes, variation_queue
 
 
 @pytest.mark.parametrize("policy", ["high", "low", "variation", "classpack", "classpack-strict"])

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.jobspec import load as load_jobspec
+from fluxgraph.papers.variation.quartz import build_quartz, node_classes, quartz_recipe, set_classes
+from fluxgraph.papers.variation.static_queue import node_jobspec
+from fluxgraph.papers.variation.workload import class_of, perf_classes, t_norms, variation_queue
 from fluxgraph.readers import load as load_graph
-from fluxgraph.sched.quartz import build_quartz, node_classes, quartz_recipe, set_classes
-from fluxgraph.sched.static_queue import node_jobspec
-from fluxgraph.workload.varaware import class_of, perf_classes, t_norms, variation_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 MAKE_INPUTS = ROOT / ".." / "shared" / "reproductions" / "varaware" / "make_inputs.py"

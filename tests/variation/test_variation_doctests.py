@@ -6,18 +6,18 @@ import doctest
 
 import pytest
 
-import fluxgraph.experiments.studies.variation
+import fluxgraph.papers.variation.quartz
+import fluxgraph.papers.variation.static_queue
+import fluxgraph.papers.variation.study
+import fluxgraph.papers.variation.workload
 import fluxgraph.policies.class_packing
-import fluxgraph.sched.quartz
-import fluxgraph.sched.static_queue
-import fluxgraph.workload.varaware
 
 MODULES = [
-    fluxgraph.experiments.studies.variation,
+    fluxgraph.papers.variation.study,
     fluxgraph.policies.class_packing,
-    fluxgraph.sched.quartz,
-    fluxgraph.sched.static_queue,
-    fluxgraph.workload.varaware,
+    fluxgraph.papers.variation.quartz,
+    fluxgraph.papers.variation.static_queue,
+    fluxgraph.papers.variation.workload,
 ]
 
 

@@ -16,9 +16,9 @@ from test_varaware_inputs import MAKE_INPUTS, make_inputs
 
 from fluxgraph.jobspec import load as load_jobspec
 from fluxgraph.matcher import Matcher
+from fluxgraph.papers.variation.quartz import set_classes
+from fluxgraph.papers.variation.static_queue import fom_histogram, run_static_queue
 from fluxgraph.readers import load as load_graph
-from fluxgraph.sched.quartz import set_classes
-from fluxgraph.sched.static_queue import fom_histogram, run_static_queue
 from fluxgraph.workload import Job
 
 #: Spec §7.1: fom 0..4 per policy, and the variation policy's now/reserved counts.

@@ -10,9 +10,9 @@ import pytest
 from variation_oracle import check_run
 
 from fluxgraph.matcher import Matcher
-from fluxgraph.sched.quartz import build_quartz
-from fluxgraph.sched.static_queue import fom_histogram, run_static_queue
-from fluxgraph.workload.varaware import SIZE_WEIGHTS, perf_classes, variation_queue
+from fluxgraph.papers.variation.quartz import build_quartz
+from fluxgraph.papers.variation.static_queue import fom_histogram, run_static_queue
+from fluxgraph.papers.variation.workload import SIZE_WEIGHTS, perf_classes, variation_queue
 
 CLASSES = perf_classes(1, 64, nodes_per_rack=16)
 QUEUE = variation_queue(1, 40, SIZE_WEIGHTS[:5])

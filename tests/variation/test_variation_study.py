@@ -5,14 +5,14 @@ from __future__ import annotations
 from fluxgraph.experiments import Experiment, run_sweep
 from fluxgraph.experiments.store import ResultStore
 from fluxgraph.experiments.studies import study_experiment
-from fluxgraph.experiments.studies import variation as study
+from fluxgraph.papers.variation import study
 
 
 def test_study_cells_report_and_figures(tmp_path):
     exp = Experiment.from_dict(
         {
             "name": "variation-small",
-            "kind": "fluxgraph.experiments.studies.variation:KIND",
+            "kind": "fluxgraph.papers.variation.study:KIND",
             "fixed": {"jobs": 12, "racks": 5},
             "axes": {
                 "lod": ["node", "socket"],

@@ -8,13 +8,15 @@ module; optionally ``COMPAT``, compat mode -> another bundled YAML, for ``--comp
 (``experiment,scheduler,parameters,metric,value``), ``report.md`` (our numbers beside the
 paper's, each row with its criterion and whether it holds) and the PNG figures.
 
-Each paper issue adds its study to :data:`STUDIES`.
+The study modules live in the papers' folders (:mod:`fluxgraph.papers`); :data:`STUDIES` names
+them by import path only, so the shared experiments code imports no paper.
 """
 
 from __future__ import annotations
 
 import csv
 import importlib
+import json
 import os
 import platform
 import subprocess
@@ -23,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from fluxgraph.errors import ExperimentError
@@ -33,6 +35,7 @@ from fluxgraph.experiments.spec import Experiment, load_experiment
 from fluxgraph.experiments.store import CellRow, ResultStore
 
 __all__ = [
+    "CLAIM_VERDICTS",
     "RESULTS_COLUMNS",
     "STUDIES",
     "Criterion",
@@ -40,18 +43,21 @@ __all__ = [
     "get_study",
     "reproduce",
     "study_experiment",
+    "write_criteria",
 ]
 
 #: Study name -> its module.
-STUDIES = {
-    "bbsched": "fluxgraph.experiments.studies.bbsched",
-    "disagg": "fluxgraph.experiments.studies.disagg",
-    "fm": "fluxgraph.experiments.studies.fm",
-    "ioaware": "fluxgraph.experiments.studies.ioaware",
-    "lod": "fluxgraph.experiments.studies.lod",
-    "planner": "fluxgraph.experiments.studies.planner",
-    "variation": "fluxgraph.experiments.studies.variation",
-}
+STUDIES: Mapping[str, str] = MappingProxyType(
+    {
+        "bbsched": "fluxgraph.papers.bbsched.study",
+        "disagg": "fluxgraph.papers.disagg.study",
+        "fm": "fluxgraph.papers.fm.study",
+        "ioaware": "fluxgraph.papers.ioaware.study",
+        "lod": "fluxgraph.papers.fluxion.lod",
+        "planner": "fluxgraph.papers.fluxion.planner",
+        "variation": "fluxgraph.papers.variation.study",
+    }
+)
 
 RESULTS_COLUMNS = ("experiment", "scheduler", "parameters", "metric", "value")
 
@@ -63,6 +69,14 @@ class Criterion:
     ``paper``: what the paper states (or its value); ``reference``: a reference figure when
     there is one (e.g. the C++ Fluxion measured on this machine class); ``ours``: what we
     measured; ``rule``: the test, stated explicitly; ``passed``: ``None`` when not evaluated.
+    A ``required`` criterion's verdict is ``pass``, ``fail`` or ``not evaluated``; a claim
+    only reported (``required=False``) carries its own ``claim`` verdict: ``reproduced``,
+    ``partly`` or ``not reproduced``.
+
+    >>> Criterion("C1", "x < 1", "0.8", "ours < 1", True).verdict
+    'pass'
+    >>> Criterion("R2", "gain", "none", "sign", None, required=False, claim="partly").verdict
+    'partly'
     """
 
     id: str
@@ -71,6 +85,37 @@ class Criterion:
     rule: str
     passed: bool | None
     reference: str = ""
+    required: bool = True
+    claim: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.required and self.claim not in CLAIM_VERDICTS:
+            raise ExperimentError(
+                f"criterion {self.id}: a reported claim's verdict is one of "
+                f"{', '.join(CLAIM_VERDICTS)}, not {self.claim!r}"
+            )
+
+    @property
+    def verdict(self) -> str:
+        """``pass``/``fail``/``not evaluated``, or a reported claim's own verdict."""
+        if not self.required:
+            return self.claim
+        return {True: "pass", False: "fail", None: "not evaluated"}[self.passed]
+
+    def to_json(self) -> dict[str, Any]:
+        """The row of ``criteria.json`` (the project's format)."""
+        return {
+            "id": self.id,
+            "required": self.required,
+            "verdict": self.verdict,
+            "paper": self.paper,
+            "ours": self.ours,
+            "rule": self.rule,
+        }
+
+
+#: Verdicts of a claim that is reported, not required.
+CLAIM_VERDICTS = ("reproduced", "partly", "not reproduced")
 
 
 @dataclass
@@ -134,9 +179,16 @@ def _mark(passed: bool | None) -> str:
     return {True: "pass", False: "**FAIL**", None: "not evaluated"}[passed]
 
 
+def write_criteria(report: StudyReport, path: Path) -> None:
+    """Write ``criteria.json``: one object a criterion (:meth:`Criterion.to_json`), so a user or
+    a script reads the verdicts without parsing Markdown."""
+    rows = [c.to_json() for c in report.criteria]
+    path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+
+
 def write_report(report: StudyReport, path: Path, sweep: SweepResult, quick: bool) -> None:
     """Write ``report.md``."""
-    evaluated = [c for c in report.criteria if c.passed is not None]
+    evaluated = [c for c in report.criteria if c.required and c.passed is not None]
     held = sum(bool(c.passed) for c in evaluated)
     lines = [
         f"# {report.title}" + (" (quick grid)" if quick else ""),
@@ -150,7 +202,14 @@ def write_report(report: StudyReport, path: Path, sweep: SweepResult, quick: boo
     ]
     header = ["#", "paper", "reference", "ours", "criterion", "result"]
     body = [
-        [c.id, c.paper, c.reference or "-", c.ours, c.rule, _mark(c.passed)]
+        [
+            c.id,
+            c.paper,
+            c.reference or "-",
+            c.ours,
+            c.rule,
+            _mark(c.passed) if c.required else c.claim,
+        ]
         for c in report.criteria
     ]
     lines += [format_table(header, body, "md"), ""]
@@ -222,6 +281,7 @@ def reproduce(
             "`--retry-failed` runs them again."
         )
     write_report(report, target / "report.md", sweep, quick)
+    write_criteria(report, target / "criteria.json")
     return sweep, report
 
 

@@ -1,0 +1,447 @@
+"""A-base and A-dis: where a job's nodes and memory come from on a memory machine.
+
+Zacarias et al. §IV-C, §IV-D and Fig. 3 (disaggregated-memory spec §4.3-§4.6). Every placement
+is a real match of the graph matcher with the ``memory-pool`` policy
+(:mod:`fluxgraph.policies.memory_pool`) on a machine of
+:mod:`fluxgraph.papers.disagg.machines`; the allocator only chooses the policy's phase and what it
+must avoid, and keeps the one fact the planners cannot hold: which nodes are *lending* over a
+window (a lender never takes new compute work, §IV-D; lending is allowed on busy nodes, so the
+rule is not a capacity).
+
+``base`` (A-base, §4.3)
+    ``node[N] (exclusive) > {core[C], memory[M]}`` in the ``local`` phase: normal nodes first,
+    whole nodes held; a node is usable only if its own memory covers ``M``.
+``dis`` (A-dis, §4.4)
+    1. the local pass (non-exclusive nodes, ``core[C]`` and ``memory[M]`` booked, lenders
+       excluded); failing that
+    2. the disaggregated pass: ``N`` compute nodes with entirely free memory, most free memory
+       first (``spread``), each booking ``loc_i = min(M, cap_i)``; then the deficit
+       ``D = sum(M - loc_i)`` as one ``memory[D]`` request through the ``memnet`` conduit
+       (``lend``: lenders in node order, the job's own nodes excluded, one lender covering
+       several deficits, D2). ``lender_mode="code"`` covers each deficit separately, never
+       from a lender already used by the job (the authors' rule).
+
+Examples
+--------
+>>> from fluxgraph.papers.disagg.machines import build_memory_machine
+>>> alloc = MemoryAllocator(build_memory_machine(4, 1), "dis")
+>>> p = alloc.allocate(MemoryRequest(2, 40000), at=0, duration=10)
+>>> p.nodes, p.local, p.lent, round(p.remote_fraction, 4)
+((0, 3), (32768, 40000), ((1, 0, 7232),), 0.0904)
+>>> alloc.allocate(MemoryRequest(1, 1000), at=0, duration=10).nodes   # node 1 is lending
+(2,)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from fluxgraph.errors import SimulationError
+from fluxgraph.graph import ResourceGraph
+from fluxgraph.jobspec.model import Attributes, Jobspec, Resource, SystemAttributes, Task
+from fluxgraph.matcher import Matcher
+from fluxgraph.policies.memory_pool import MemoryPool
+from fluxgraph.writers.sink import SelectionCollector
+
+__all__ = [
+    "ALLOCATORS",
+    "MemoryAllocator",
+    "MemoryPlacement",
+    "MemoryRequest",
+    "never_fits",
+    "split_deficits",
+]
+
+ALLOCATORS = ("base", "dis")
+_TASK = (Task(("fluxgraph-sim",), "task", None),)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRequest:
+    """``nodes`` whole-node compute units, each wanting ``mib`` MiB of memory."""
+
+    nodes: int
+    mib: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPlacement:
+    """A booked allocation over ``[start, end)``.
+
+    ``nodes`` are the compute node ranks (ascending), ``local`` the MiB each holds locally,
+    ``lent`` the ``(lender, borrower, MiB)`` pieces of remote memory (borrowers in compute-set
+    order, lenders in node order), ``ids`` the matcher job ids holding the spans.
+    """
+
+    nodes: tuple[int, ...]
+    local: tuple[int, ...]
+    lent: tuple[tuple[int, int, int], ...]
+    start: int
+    end: int
+    ids: tuple[int, ...]
+    mib: int
+
+    @property
+    def remote_fraction(self) -> float:
+        """``r_j``: the share of the job's memory that is remote (spec §4.4 step 5)."""
+        return sum(m for _, _, m in self.lent) / (len(self.nodes) * self.mib)
+
+    @property
+    def lenders(self) -> tuple[int, ...]:
+        """The lender ranks, ascending."""
+        return tuple(sorted({lender for lender, _, _ in self.lent}))
+
+
+def _jobspec(top: tuple[Resource, ...], duration: int) -> Jobspec:
+    return Jobspec(1, top, _TASK, Attributes(SystemAttributes(duration=float(duration))))
+
+
+def never_fits(capacity: list[int], kind: str, req: MemoryRequest) -> str:
+    """Why ``req`` can never run under ``kind`` on the empty machine of node memory
+    ``capacity`` (spec §4.6), or ``""``.
+
+    >>> never_fits([32768, 65536], "base", MemoryRequest(2, 40000))
+    'needs 2 nodes of >= 40000 MiB, the machine has 1'
+    """
+    if req.nodes < 1 or req.mib < 1:
+        return f"invalid request: {req.nodes} nodes of {req.mib} MiB"
+    if kind == "base" or req.mib <= max(capacity):
+        fit = sum(c >= req.mib for c in capacity)
+        if fit >= req.nodes:
+            return ""
+        if kind == "base":
+            return f"needs {req.nodes} nodes of >= {req.mib} MiB, the machine has {fit}"
+    if req.nodes > len(capacity):
+        return f"needs {req.nodes} nodes, the machine has {len(capacity)}"
+    # the empty machine's disaggregated pass: the N largest nodes, the rest lends
+    largest = sorted(capacity, reverse=True)
+    deficit = sum(max(0, req.mib - c) for c in largest[: req.nodes])
+    spare = sum(largest[req.nodes :])
+    if deficit > spare:
+        return f"needs {deficit} MiB of remote memory, the other nodes hold {spare}"
+    return ""
+
+
+def split_deficits(
+    deficits: list[tuple[int, int]], given: list[tuple[int, int]]
+) -> list[tuple[int, int, int]]:
+    """``(lender, borrower, MiB)``: the lenders' ``given`` MiB (in order) cover the borrowers'
+    ``deficits`` in order, one lender covering several (D2's greedy).
+
+    >>> split_deficits([(7, 16), (8, 16)], [(0, 20), (1, 12)])
+    [(0, 7, 16), (0, 8, 4), (1, 8, 12)]
+
+    Raises
+    ------
+    SimulationError
+        If ``given`` does not add up to ``deficits`` or holds a non-positive amount (an
+        internal error of the caller's cover: nothing is split).
+    """
+    owed, lent = sum(d for _, d in deficits), sum(m for _, m in given)
+    if owed != lent or any(d <= 0 for _, d in deficits) or any(m <= 0 for _, m in given):
+        raise SimulationError(
+            f"internal error: lenders {given} ({lent} MiB) do not cover deficits "
+            f"{deficits} ({owed} MiB) exactly"
+        )
+    pieces = []
+    borrowers = iter(deficits)
+    borrower, left = 0, 0
+    for lender, amount in given:
+        while amount:
+            if left == 0:
+                borrower, left = next(borrowers)
+            take = min(amount, left)
+            pieces.append((lender, borrower, take))
+            amount -= take
+            left -= take
+    return pieces
+
+
+class MemoryAllocator:
+    """Book placements of :class:`MemoryRequest` on a memory machine (module docstring).
+
+    Parameters
+    ----------
+    graph : a machine of :func:`~fluxgraph.papers.disagg.machines.build_memory_machine` (its
+        scheduling state is owned by this allocator).
+    kind : ``base`` (A-base) or ``dis`` (A-dis).
+    lender_mode : ``greedy`` (D2, default) or ``code`` (each deficit from fresh lenders).
+    scope : the pools a borrower reaches (see :class:`~fluxgraph.policies.MemoryPool`).
+    """
+
+    def __init__(
+        self,
+        graph: ResourceGraph,
+        kind: str = "dis",
+        lender_mode: str = "greedy",
+        scope: str = "node",
+    ) -> None:
+        if kind not in ALLOCATORS:
+            raise SimulationError(f"allocator {kind!r} is not one of {', '.join(ALLOCATORS)}")
+        if lender_mode not in ("greedy", "code"):
+            raise SimulationError(f"lender_mode {lender_mode!r} is not 'greedy' or 'code'")
+        nodes = graph.by_type.get("node", [])
+        if not nodes or "memnet" not in graph.roots:
+            raise SimulationError("a memory machine needs node vertices and a memnet root")
+        self.graph = graph
+        self.kind = kind
+        self.lender_mode = lender_mode
+        self._compute_policy = MemoryPool("local", scope)
+        self._lend_policy = MemoryPool("lend", scope)
+        self._compute = Matcher(graph, ("containment",), self._compute_policy, prune="ALL:core")
+        self._lend = Matcher(graph, ("memnet",), self._lend_policy, prune="")
+        self.cores = graph.sizes[graph.by_type["core"][0]]
+        self._rank = {v: graph.ranks[v] for v in nodes}
+        self._node_vertex = {r: v for v, r in self._rank.items()}
+        self._core_vertices = [
+            next(graph.edge_dst[e] for e in graph.out_edges[self._node_vertex[r]]
+                 if graph.types[graph.edge_dst[e]] == "core")
+            for r in range(len(nodes))
+        ]  # fmt: skip
+        self._memory_rank: dict[int, int] = {}
+        self._memory_of: dict[int, int] = {}
+        for v in graph.by_type["memory"]:
+            for e in graph.in_edges[v]:
+                src = graph.edge_src[e]
+                if graph.edge_subsystem[e] == "containment" and src in self._rank:
+                    self._memory_rank[v] = self._rank[src]
+                    self._memory_of[self._rank[src]] = v
+        self.capacity = [graph.sizes[self._memory_of[r]] for r in range(len(nodes))]
+        self._lendings: dict[int, list[tuple[int, int, int]]] = {}  # id -> (lender, start, end)
+        self._next_id = 1
+        self._specs: dict[tuple, Jobspec] = {}
+
+    # -- the public operations -------------------------------------------------------------
+
+    def allocate(
+        self, req: MemoryRequest, at: int, duration: int, now: int | None = None
+    ) -> MemoryPlacement | None:
+        """Book ``req`` over ``[at, at + duration)``, or None if it does not fit there.
+
+        ``now`` (default ``at``) is the current time; ``at > now`` books a reservation.
+        """
+        now = at if now is None else now
+        lenders = self.lending_nodes(at, at + duration)
+        placed = self._local(req, at, duration, now, lenders)
+        if placed is None and self.kind == "dis":
+            placed = self._disaggregated(req, at, duration, now, lenders)
+        return placed
+
+    def could_fit(self, req: MemoryRequest, at: int, duration: int) -> bool:
+        """Whether :meth:`allocate` can place ``req`` over the window, from the planners alone.
+
+        The pruning of spec §4.5: each pass's predicates read off the core and memory
+        planners of every node (no walk, nothing booked), so a candidate time that cannot work
+        costs no match. True is necessary for a placement (exact for the default lender rule).
+        """
+        lenders = self.lending_nodes(at, at + duration)
+        plans, cores, capacity = self.graph.schedule.plans, self.cores, self.capacity
+        memory_of, need, mib = self._memory_of, req.nodes, req.mib
+        local = 0
+        whole: list[int] = []
+        for rank, v in enumerate(self._core_vertices):
+            if rank in lenders:
+                continue
+            plan = plans[v]  # cores first: most nodes fail there and skip the memory query
+            if plan is not None and plan.avail_resources_during(at, duration) != cores:
+                continue
+            plan = plans[memory_of[rank]]
+            mem = capacity[rank] if plan is None else plan.avail_resources_during(at, duration)
+            if mem >= mib:
+                local += 1
+                if local >= need:
+                    return True
+            if mem == capacity[rank]:
+                whole.append(rank)
+        if self.kind == "base" or len(whole) < need:
+            return False
+        chosen = sorted(whole, key=lambda r: (-capacity[r], r))[:need]
+        deficit = sum(max(0, mib - capacity[r]) for r in chosen)
+        taken = set(chosen)
+        spare = 0
+        for rank in range(len(capacity)):
+            if rank not in taken:
+                plan = plans[memory_of[rank]]
+                spare += (
+                    capacity[rank] if plan is None else plan.avail_resources_during(at, duration)
+                )
+                if spare >= deficit:
+                    return True
+        return spare >= deficit
+
+    def release(self, placement: MemoryPlacement) -> None:
+        """Cancel every span of ``placement``."""
+        for mid in placement.ids:
+            self._matcher_of(mid).cancel(mid)
+            self._lendings.pop(mid, None)
+
+    def resize(self, placement: MemoryPlacement, end: int) -> MemoryPlacement:
+        """The same resources and amounts over ``[placement.start, end)`` (a running job's
+        planned end moved, spec §4.2 step 4): each piece is cancelled and matched again with the
+        policy pinned to its vertices.
+
+        Raises
+        ------
+        SimulationError
+            If the planners cannot hold the new window (the caller extended into booked time).
+        """
+        start, duration = placement.start, end - placement.start
+        for mid in placement.ids:
+            self._matcher_of(mid).cancel(mid)
+            self._lendings.pop(mid, None)
+        compute = self._compute_policy
+        compute.phase, compute.want, compute.excluded = "local", placement.mib, frozenset()
+        nodes = {self._node_vertex[r] for r in placement.nodes}
+        compute.only = nodes | {self._memory_of[r] for r in placement.nodes}
+        kind = "base" if self.kind == "base" else "local"
+        mib = placement.mib if kind == "base" else 1
+        booked = self._book(
+            self._compute, self._spec(kind, len(nodes), mib, duration), start, start
+        )
+        compute.only, compute.want = None, 0
+        ids = [] if booked is None else [booked[0]]
+        lend = self._lend_policy
+        lend.excluded = frozenset()
+        given: dict[int, int] = {}
+        for lender, _, mib in placement.lent:
+            given[lender] = given.get(lender, 0) + mib
+        for lender, mib in sorted(given.items()):
+            lend.only = {self._memory_of[lender]}
+            piece = self._book(self._lend, self._spec("lend", 1, mib, duration), start, start)
+            if piece is not None:
+                ids.append(piece[0])
+                self._lendings[piece[0]] = [(lender, start, end)]
+            booked = booked and piece
+        lend.only = None
+        if booked is None:
+            raise SimulationError(f"cannot hold {placement} until {end}")
+        return replace(placement, end=end, ids=tuple(ids))
+
+    @property
+    def memory_owner(self) -> dict[int, int]:
+        """Node rank of each node's memory vertex (``vertex -> rank``)."""
+        return dict(self._memory_rank)
+
+    def held(self, placement: MemoryPlacement) -> tuple[tuple[int, str, int], ...]:
+        """``(memory vertex, "memory", MiB)`` of every local share and lent piece."""
+        mem = self._memory_of
+        local = [
+            (mem[r], "memory", m) for r, m in zip(placement.nodes, placement.local, strict=True)
+        ]
+        return (*local, *((mem[lender], "memory", m) for lender, _, m in placement.lent))
+
+    def lending_nodes(self, start: int, end: int) -> set[int]:
+        """Ranks lending memory at some time in ``[start, end)``."""
+        return {
+            lender
+            for pieces in self._lendings.values()
+            for lender, s, e in pieces
+            if s < end and start < e
+        }
+
+    def never_fits(self, req: MemoryRequest) -> str:
+        """Why ``req`` can never run on the empty machine (spec §4.6), or ``""``."""
+        return never_fits(self.capacity, self.kind, req)
+
+    # -- the two passes ----------------------------------------------------------------------
+
+    def _spec(self, kind: str, count: int, mib: int, duration: int) -> Jobspec:
+        key = (kind, count, mib, duration)
+        js = self._specs.get(key)
+        if js is None:
+            if kind == "lend":
+                top = (Resource("memory", mib, exclusive=True),)
+            else:
+                children = (
+                    Resource("core", self.cores, exclusive=True),
+                    Resource("memory", mib, exclusive=True),
+                )
+                excl = True if kind == "base" else None
+                top = (Resource("node", count, exclusive=excl, with_=children),)
+            js = self._specs[key] = _jobspec(top, duration)
+        return js
+
+    def _matcher_of(self, mid: int) -> Matcher:
+        return self._lend if mid in self._lendings else self._compute
+
+    def _book(self, matcher: Matcher, js: Jobspec, at: int, now: int) -> tuple[int, list] | None:
+        mid = self._next_id
+        self._next_id += 1
+        out = SelectionCollector()
+        result = matcher.run(js, "allocate", mid, out, now, at if at > now else None)
+        return (mid, out.vertices) if result.rc == 0 else None
+
+    def _local(
+        self, req: MemoryRequest, at: int, duration: int, now: int, lenders: set[int]
+    ) -> MemoryPlacement | None:
+        policy = self._compute_policy
+        policy.phase, policy.want = "local", 0
+        policy.excluded = {self._node_vertex[r] for r in lenders}
+        kind = "base" if self.kind == "base" else "local"
+        booked = self._book(self._compute, self._spec(kind, req.nodes, req.mib, duration), at, now)
+        if booked is None:
+            return None
+        mid, _ = booked
+        nodes = self._nodes_of(booked[1])
+        return MemoryPlacement(
+            nodes, (req.mib,) * len(nodes), (), at, at + duration, (mid,), req.mib
+        )
+
+    def _disaggregated(
+        self, req: MemoryRequest, at: int, duration: int, now: int, lenders: set[int]
+    ) -> MemoryPlacement | None:
+        policy = self._compute_policy
+        policy.phase, policy.want = "spread", req.mib
+        policy.excluded = {self._node_vertex[r] for r in lenders}
+        booked = self._book(self._compute, self._spec("local", req.nodes, 1, duration), at, now)
+        if booked is None:
+            return None
+        mid, selected = booked
+        mem_rank = self._memory_rank
+        local = {mem_rank[v.vid]: v.needs for v in selected if v.type == "memory"}
+        # P's order (spec §4.4 step 2): most free memory first, then node index
+        order = sorted(local, key=lambda r: (-self.capacity[r], r))
+        deficits = [(r, req.mib - local[r]) for r in order if local[r] < req.mib]
+        lend = self._lend_policy
+        lend.excluded = {self._memory_of[r] for r in local}
+        pieces: list[tuple[int, int, int]] = []
+        ids = [mid]
+        groups = [deficits] if self.lender_mode == "greedy" else [[d] for d in deficits]
+        for group in groups:
+            got = self._borrow(group, at, duration, now, pieces, ids)
+            if not got:
+                for i in ids:
+                    self._matcher_of(i).cancel(i)
+                    self._lendings.pop(i, None)
+                return None
+            if self.lender_mode == "code":
+                lend.excluded = set(lend.excluded) | {self._memory_of[p[0]] for p in pieces}
+        nodes = tuple(sorted(local))
+        return MemoryPlacement(
+            nodes,
+            tuple(local[r] for r in nodes),
+            tuple(pieces),
+            at,
+            at + duration,
+            tuple(ids),
+            req.mib,
+        )
+
+    def _borrow(self, deficits, at, duration, now, pieces, ids) -> bool:
+        """Book ``sum(deficits)`` through memnet; split it over the borrowers (D2's greedy)."""
+        total = sum(d for _, d in deficits)
+        if total == 0:
+            return True
+        booked = self._book(self._lend, self._spec("lend", 1, total, duration), at, now)
+        if booked is None:
+            return False
+        mid, selected = booked
+        ids.append(mid)
+        given = sorted((self._memory_rank[v.vid], v.needs) for v in selected if v.type == "memory")
+        self._lendings[mid] = [(lender, at, at + duration) for lender, _ in given]
+        pieces += split_deficits(deficits, given)
+        return True
+
+    def _nodes_of(self, selected) -> tuple[int, ...]:
+        rank = self._rank
+        return tuple(sorted(rank[v.vid] for v in selected if v.type == "node"))

@@ -1,0 +1,377 @@
+"""Study ``lod``: Fluxion paper §6.1 (Fig. 7a), the trade-off of the graph's level of detail.
+
+The four LOD machines (``grug_recipes/lod-{high,med,low,low2}.graphml``, 1008 nodes each) are
+filled with the job ``node{slot{10 core, 8 memory, 1 bb}}`` (High: ``node{slot{socket{...}}}``)
+by ``match allocate`` until the machine is full (or ``max_jobs`` matches, the quick grid), per
+match policy and pruning filter; a cell records the match time per job. The paper's Fig. 7a
+gives no numbers in its text, only the claims the criteria check; the reference figures are
+those of the C++ ``resource-query`` measured on this machine class (the project's targets, prune ALL:core,
+whole run / jobs). ``benchmarks/lod_bench.py`` measures the same way.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from fluxgraph.data import bundled
+from fluxgraph.errors import ExperimentError, FluxgraphError
+from fluxgraph.experiments.kinds import CellContext, Kind
+from fluxgraph.experiments.report import line_plot, pivot
+from fluxgraph.experiments.store import CellRow
+from fluxgraph.experiments.studies import Criterion, StudyReport, parameters_text
+
+__all__ = ["KIND", "LODS", "NAME", "TITLE", "YAML", "analyse", "jobspec_text", "measure"]
+
+NAME = "lod"
+TITLE = "Fluxion §6.1: levels of detail (match time per job)"
+YAML = "lod.yaml"
+LODS = ("high", "med", "low", "low2")
+POLICIES = ("first", "high", "low")
+#: Jobs that fill each LOD machine (2016 fill High, 4032 the others).
+CAPACITY = {"high": 2016, "med": 4032, "low": 4032, "low2": 4032}
+#: ms per job of the reference C++ resource-query on this machine class, prune ALL:core
+#: (the project's targets); low shares high's figure there.
+REFERENCE_MS = {
+    ("high", "first"): 4.5,
+    ("high", "high"): 44.0,
+    ("high", "low"): 44.0,
+    ("med", "first"): 0.9,
+    ("med", "high"): 33.0,
+    ("med", "low"): 33.0,
+    ("low", "first"): 0.27,
+    ("low", "high"): 6.8,
+    ("low", "low"): 6.8,
+    ("low2", "first"): 2.1,
+    ("low2", "high"): 11.8,
+    ("low2", "low"): 11.8,
+}
+PRUNED = "ALL:core"
+
+
+def jobspec_text(lod: str) -> str:
+    """The study's job for one LOD, as canonical jobspec YAML."""
+    leaves = "[{type: core, count: 10}, {type: memory, count: 8}, {type: bb, count: 1}]"
+    slot_with = f"[{{type: socket, count: 1, with: {leaves}}}]" if lod == "high" else leaves
+    return (
+        "version: 9999\n"
+        "resources:\n"
+        "  - type: node\n"
+        "    count: 1\n"
+        "    with:\n"
+        "      - type: slot\n"
+        "        count: 1\n"
+        "        label: default\n"
+        f"        with: {slot_with}\n"
+        "attributes:\n"
+        "  system:\n"
+        "    duration: 3600\n"
+        "tasks:\n"
+        "  - command: [app]\n"
+        "    slot: default\n"
+        "    count: {per_slot: 1}\n"
+    )
+
+
+def recipe_path(lod: str, recipe_dir: str | Path | None = None) -> Path:
+    """The GRUG recipe of ``lod`` (default: the bundled machine ``lod-<lod>``)."""
+    if not recipe_dir:
+        try:
+            return bundled("machines", f"lod-{lod}")
+        except FluxgraphError as err:
+            raise ExperimentError(str(err)) from None
+    path = Path(recipe_dir) / f"lod-{lod}.graphml"
+    if not path.is_file():
+        raise ExperimentError(f"no LOD recipe {path} (give recipe_dir: the grug_recipes folder)")
+    return path
+
+
+def measure(lod: str, policy: str, prune: str, max_jobs: int = 0, recipe_dir=None) -> dict:
+    """Fill the LOD machine; jobs matched, median/mean ms per match, total match seconds."""
+    from fluxgraph.jobspec import load as load_jobspec
+    from fluxgraph.matcher import Matcher
+    from fluxgraph.readers import load as load_graph
+    from fluxgraph.writers.sink import SelectionCollector
+
+    gc.collect()  # drop the previous cell's graph before timing this one
+    t0 = time.perf_counter()
+    graph = load_graph(recipe_path(lod, recipe_dir))
+    load_s = time.perf_counter() - t0
+    matcher = Matcher(graph, "CA", policy, "" if prune == "none" else prune)
+    spec = load_jobspec(jobspec_text(lod))
+    gc.freeze()  # the graph is long-lived: keep the cyclic GC from rescanning it (as the CLI)
+    times = []
+    job = 1
+    try:
+        while not max_jobs or job <= max_jobs:
+            t0 = time.perf_counter()
+            out = matcher.run(spec, "allocate", job, SelectionCollector())
+            gc.collect()  # as the CLI after every command: the session's state stays frozen
+            gc.freeze()
+            times.append(time.perf_counter() - t0)
+            if out.rc != 0:
+                break
+            job += 1
+    finally:
+        gc.unfreeze()
+    jobs = job - 1
+    total = sum(times)
+    return {
+        "jobs": jobs,
+        "median_ms": statistics.median(times) * 1e3,
+        "ms_per_job": total / max(jobs, 1) * 1e3,
+        "total_s": total,
+        "load_s": load_s,
+    }
+
+
+def _run(params: dict[str, Any], ctx: CellContext) -> dict:
+    recipe_dir = ctx.path(params["recipe_dir"]) if "recipe_dir" in params else None
+    return measure(
+        params["lod"], params["policy"], params["prune"], params.get("max_jobs", 0), recipe_dir
+    )
+
+
+KIND = Kind(
+    "lod",
+    _run,
+    {
+        "lod": {"enum": list(LODS)},
+        "policy": {"type": "string", "minLength": 1},
+        "prune": {"type": "string", "minLength": 1},
+        "max_jobs": {"type": "integer", "minimum": 0},
+        "recipe_dir": {"type": "string"},
+    },
+    required=("lod", "policy", "prune"),
+)
+
+
+# -- analysis ---------------------------------------------------------------------------------
+
+
+def results(rows: list[CellRow]) -> list[list[Any]]:
+    """The long rows of ``results.csv`` (scheduler = match policy)."""
+    out = []
+    for r in rows:
+        params = parameters_text(r.params, skip=("policy",))
+        for metric, value in sorted(r.metrics.items()):
+            out.append([NAME, r.params["policy"], params, metric, value])
+    return out
+
+
+def _ms(rows: list[CellRow]) -> dict[tuple[str, str, str], float]:
+    return {
+        (r.params["lod"], r.params["policy"], r.params["prune"]): r.metrics["ms_per_job"]
+        for r in rows
+        if r.metrics.get("ms_per_job") is not None
+    }
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}"
+
+
+def _all(checks: list[bool | None]) -> bool | None:
+    known = [c for c in checks if c is not None]
+    return all(known) if known and len(known) == len(checks) else None
+
+
+def _criteria(rows: list[CellRow], quick: bool) -> list[Criterion]:
+    ms = _ms(rows)
+    out = []
+
+    def get(lod, policy, prune=PRUNED):
+        return ms.get((lod, policy, prune))
+
+    # L1: the policy ordering (the brief's shape criterion; the C++ reference shows it too).
+    checks, ours = [], []
+    for lod in LODS:
+        f, h, lo = get(lod, "first"), get(lod, "high"), get(lod, "low")
+        ok = None if None in (f, h, lo) else (h > f and lo > f)
+        checks.append(ok)
+        ours.append(f"{lod}: {_fmt(f)} / {_fmt(h)} / {_fmt(lo)}")
+    ref = "; ".join(
+        f"{lod}: {REFERENCE_MS[lod, 'first']} / {REFERENCE_MS[lod, 'high']}" for lod in LODS
+    )
+    out.append(
+        Criterion(
+            "L1",
+            "policy not varied (Fig. 7a uses one)",
+            "; ".join(ours),
+            "ms/job of high and of low > ms/job of first, on every LOD (prune ALL:core); "
+            "shown first / high / low",
+            _all(checks),
+            f"first / high ms: {ref}",
+        )
+    )
+    # L2: coarsening High -> Low speeds matching, every policy.
+    checks, ours = [], []
+    for policy in POLICIES:
+        hi, low, low2 = get("high", policy), get("low", policy), get("low2", policy)
+        ok = None if None in (hi, low, low2) else (hi > low and hi > low2)
+        checks.append(ok)
+        ours.append(f"{policy}: {_fmt(hi)} vs {_fmt(low)}, {_fmt(low2)}")
+    out.append(
+        Criterion(
+            "L2",
+            "coarsening the model improves match performance",
+            "; ".join(ours),
+            "ms/job on High > on Low and on Low2, for every policy (prune ALL:core)",
+            _all(checks),
+            "first: 4.5 vs 0.27, 2.1; high: 44 vs 6.8, 11.8",
+        )
+    )
+    # L3: strictly monotone High >= Med >= Low.
+    checks, ours = [], []
+    for policy in POLICIES:
+        hi, med, low = get("high", policy), get("med", policy), get("low", policy)
+        ok = None if None in (hi, med, low) else (hi >= med >= low)
+        checks.append(ok)
+        ours.append(f"{policy}: {_fmt(hi)} ≥ {_fmt(med)} ≥ {_fmt(low)}")
+    out.append(
+        Criterion(
+            "L3",
+            "match time falls at each coarsening step (High, Med, Low)",
+            "; ".join(ours),
+            "ms/job High ≥ Med ≥ Low, for every policy (prune ALL:core)",
+            _all(checks),
+            "first: 4.5 ≥ 0.9 ≥ 0.27; high: 44 ≥ 33 ≥ 6.8",
+        )
+    )
+    # L4: pruning helps.
+    checks, ours = [], []
+    for lod in LODS:
+        p, n = get(lod, "first"), get(lod, "first", "none")
+        checks.append(None if None in (p, n) else p < n)
+        ours.append(f"{lod}: {_fmt(p)} vs {_fmt(n)}")
+    out.append(
+        Criterion(
+            "L4",
+            "the pruning filter improves match performance",
+            "; ".join(ours),
+            "ms/job with ALL:core < without pruning, policy first, every LOD",
+            _all(checks),
+        )
+    )
+    # L5: rack-level pruning (Low2) slightly better than Low.
+    checks, ours = [], []
+    for policy in POLICIES:
+        low, low2 = get("low", policy), get("low2", policy)
+        checks.append(None if None in (low, low2) else low2 < low)
+        ours.append(f"{policy}: {_fmt(low2)} vs {_fmt(low)}")
+    out.append(
+        Criterion(
+            "L5",
+            "pruning is slightly better with rack vertices (Low2 Prune < Low Prune)",
+            "; ".join(ours),
+            "ms/job on Low2 < on Low, prune ALL:core, for every policy",
+            _all(checks),
+            "first: 2.1 vs 0.27 (the C++ reference does not show it either)",
+        )
+    )
+    # L6: every job matched.
+    checks, ours = [], []
+    for r in rows:
+        lod, n = r.params["lod"], r.metrics.get("jobs")
+        cap = r.params.get("max_jobs", 0)
+        want = min(cap, CAPACITY[lod]) if cap else CAPACITY[lod]
+        checks.append(None if n is None else int(n) == want)
+        if n is not None and int(n) != want:
+            ours.append(f"{lod}/{r.params['policy']}/{r.params['prune']}: {int(n)}")
+    target = "min(max_jobs, capacity)" if quick else "2016 on High, 4032 on the others"
+    out.append(
+        Criterion(
+            "L6",
+            "the machine is filled (High 2016 jobs, others 4032)",
+            "; ".join(ours) or f"all {len(checks)} cells as expected",
+            f"jobs matched = {target}, every cell",
+            _all(checks),
+            "2016 / 4032",
+        )
+    )
+    # L7: speed against the reference (the project's targets), only on full machines.
+    checks, ours = [], []
+    for (lod, policy), ref in REFERENCE_MS.items():
+        m = get(lod, policy)
+        if m is None or quick:
+            checks.append(None)
+            continue
+        ratio = m / ref
+        checks.append(ratio <= (2.0 if policy == "first" else 1.0))
+        ours.append(f"{lod}/{policy} {ratio:.2f}x")
+    out.append(
+        Criterion(
+            "L7",
+            "-",
+            "; ".join(ours) or "not measured (the quick grid does not fill the machines)",
+            "ms/job ≤ 1x the reference for high and low, ≤ 2x for first (prune ALL:core, full)",
+            None if quick else _all(checks),
+            "C++ resource-query, project target",
+        )
+    )
+    return out
+
+
+def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
+    """Criteria, tables and figures of the LOD study."""
+    report = StudyReport(TITLE, _criteria(rows, quick))
+    for prune in (PRUNED, "none"):
+        subset = [r for r in rows if r.params["prune"] == prune]
+        if not subset:
+            continue
+        header, body = pivot(subset, ["ms_per_job"], ["lod"], ["policy"])
+        order = {lod: i for i, lod in enumerate(LODS)}
+        body.sort(key=lambda r: order.get(r[0], 99))
+        if prune == PRUNED:
+            header = [*header, *(f"reference {p}" for p in POLICIES)]
+            body = [[*r, *(REFERENCE_MS.get((r[0], p)) for p in POLICIES)] for r in body]
+        report.tables.append((f"ms per job, prune {prune}", header, body))
+    header, body = pivot(
+        rows, ["jobs", "median_ms", "ms_per_job", "total_s", "load_s"], ["lod", "policy", "prune"]
+    )
+    report.tables.append(("Every cell", header, body))
+    pruned = [r for r in rows if r.params["prune"] == PRUNED]
+    if pruned:
+        series = {p: [_ms(pruned).get((lod, p, PRUNED)) for lod in LODS] for p in POLICIES}
+        fig = line_plot(
+            list(LODS),
+            series,
+            out / "lod-ms-per-job.png",
+            xlabel="level of detail",
+            ylabel="match time per job (ms)",
+            title="Fluxion §6.1: match time per job, prune ALL:core",
+            bar=True,
+            logy=True,
+        )
+        report.figures.append(("match time per job by LOD and policy", fig))
+    first = [r for r in rows if r.params["policy"] == "first"]
+    if {r.params["prune"] for r in first} >= {PRUNED, "none"}:
+        ms = _ms(first)
+        series = {
+            f"first, {p}": [ms.get((lod, "first", p)) for lod in LODS] for p in (PRUNED, "none")
+        }
+        fig = line_plot(
+            list(LODS),
+            series,
+            out / "lod-pruning.png",
+            xlabel="level of detail",
+            ylabel="match time per job (ms)",
+            title="Fluxion §6.1 (Fig. 7a): with and without pruning",
+            bar=True,
+            logy=True,
+        )
+        report.figures.append(("with and without the pruning filter (policy first)", fig))
+    if quick:
+        report.notes.append(
+            "Quick grid: each cell stops after 300 matches (2016 fill High, 4032 the "
+            "others), so times are those of a partly filled machine and L7 (against the "
+            "full-machine reference) is not evaluated."
+        )
+    report.notes.append(
+        "Timings depend on the machine and its load (see the run line); the criteria compare "
+        "shapes and ratios, never absolute times across hardware."
+    )
+    return report
