@@ -98,18 +98,37 @@ def tree_depth(graph, subsystem: str, root: int, limit: int = MAX_GRAPH_DEPTH) -
 
 
 def is_tree(graph, subsystem: str) -> bool:
-    """Whether no vertex has two parents on ``subsystem``.
+    """Whether ``subsystem``'s edges form a forest: no vertex with two parents and no cycle.
+
+    With at most one parent per vertex, a cycle is a loop of vertices none of which hangs
+    below a parentless vertex, so the test counts the vertices reachable from the parentless
+    ones. Every walk that expands children level by level without colours (visit replay's
+    subtrees, :func:`tree_depth`) relies on this to terminate.
+
+    Runtime complexity: O(V + E).
 
     >>> from fluxgraph.machines import build_machine
-    >>> is_tree(build_machine("nodes=2,cores=2"), "containment")
+    >>> g = build_machine("nodes=2,cores=2")
+    >>> is_tree(g, "containment")
     True
+    >>> _ = g.add_edge(max(g.children("containment")[1]), 0, "containment")  # core -> cluster
+    >>> is_tree(g, "containment")
+    False
     """
-    seen = bytearray(graph.num_vertices)
+    n = graph.num_vertices
+    has_parent = bytearray(n)
     dst = graph.edge_dst
-    for out in graph.child_edges(subsystem):
-        for e in out:
+    out = graph.child_edges(subsystem)
+    for edges in out:
+        for e in edges:
             v = dst[e]
-            if seen[v]:
+            if has_parent[v]:
                 return False
-            seen[v] = 1
-    return True
+            has_parent[v] = 1
+    todo = [v for v in range(n) if not has_parent[v]]
+    reached = len(todo)
+    while todo:
+        for e in out[todo.pop()]:
+            todo.append(dst[e])
+            reached += 1
+    return reached == n

@@ -359,10 +359,17 @@ class Booker(Selector):
         return rc
 
     def _mod_exv(self, jobid: int) -> int:
-        """Cancel a job not tagged at the root: plan spans only, and always -1 (quirk 12)."""
+        """Cancel a job not tagged at the root: plan spans only, and always -1 (quirk 12).
+
+        The spans it removes carry no tag, so the probe memo and recorded visits, which read
+        an untagged vertex as never held, are dropped (:meth:`forget_visits`)."""
         sched = self.graph.schedule
+        removed = False
         for v in range(self.graph.num_vertices):
             for table in (sched.allocations[v], sched.reservations[v]):
                 if table and jobid in table:
                     sched.plans[v].rem_span(table.pop(jobid))
+                    removed = True
+        if removed:
+            self.forget_visits()
         return -1

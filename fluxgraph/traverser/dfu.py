@@ -183,6 +183,19 @@ class Selector(Explorer):
         shared = exact and getattr(self.policy, "replay_shared", False)
         self.replay = VisitReplay(shared) if exact else None
 
+    def forget_visits(self) -> None:
+        """Drop the shortcut's probe memo and the recorded visits.
+
+        Both trust that a vertex no job tags holds nothing below it. Spans added or removed
+        without the walk's tags break that: an update whose selection is not walked from the
+        dominant root (an R read under another dominant subsystem), and a cancel of a job not
+        tagged at the root (``mod_exv``). Those call this, so no later match reuses what a
+        probe saw while the job held its vertices.
+        """
+        self.probe_memo.clear()
+        if self.replay is not None:
+            self.replay.clear()
+
     def tick(self) -> None:
         """Start a new selection: bump the sequence number and whiten every vertex."""
         self.seq += 1
@@ -610,10 +623,17 @@ class Selector(Explorer):
         return 0
 
     def _mark_ancestors(self, s: str, e: int, dfu: ScoringObject) -> None:
+        """Climb first in-edges from the source of chosen edge ``e``, marking the edges into
+        pass-through vertices (§6.12 ``enforce``), until the top or an edge already marked.
+
+        Each vertex has one first in-edge, met at most once unmarked by a climb that ends (met
+        again unmarked, it is on a cycle of first in-edges that marks nothing, which the
+        reference would climb forever): after one step per vertex the climb stops.
+        """
         g = self.graph
         seq = self.seq
         v = g.edge_src[e]
-        while True:
+        for _ in range(g.num_vertices):
             pe = self.parent_edge(s, v)
             if pe < 0 or self.e_seq[pe] == seq:
                 return

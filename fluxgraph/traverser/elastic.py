@@ -165,6 +165,9 @@ def update(
         if allocations[v] is None:
             allocations[v] = {}
         allocations[v][jobid] = span
+    if sel.spans:
+        # (vertices the walk below does not reach keep their spans without a tag)
+        tr.forget_visits()
     seq = tr.seq
     e_needs, e_excl, e_seq = tr.e_needs, tr.e_excl, tr.e_seq
     for e, needs, excl in sel.edges:

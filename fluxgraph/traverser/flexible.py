@@ -8,7 +8,8 @@
 * **priming** aggregates sibling slots by their *minimum* requirement, not their sum, so or-slots
   never over-prune (:func:`prime_flexible`).
 * **test**: slot siblings at one level form one list of alternatives (*or-slots*); a vertex hosts
-  them when it can host any of them.
+  them when it can host any of them, and a vertex that cannot host its slot list is no match
+  (the simple traverser would match it and look for the slot one level lower).
 * **prune**: a slot's failing aggregate test does not stop the loop; the last test decides.
 * **dom_slot** gathers the union of the alternatives' members and builds the mix of slots that
   gives the most slots (a memoised search over the remaining unit counts).
@@ -281,7 +282,16 @@ class FlexibleTraverser(Traverser):
         return -1
 
     def test(self, u: int, utype: str, requests: list[Request], pristine: bool):
-        """Classify ``u``: slot siblings are alternatives; any hostable one makes a slot match."""
+        """Classify ``u``: slot siblings are alternatives; any hostable one makes a slot match.
+
+        The slot list is the current list when it holds a slot, else the ``with`` of the
+        request ``u`` matches when that holds one. ``u`` hosts it when ``u`` has children of
+        every member type of some listed entry (every entry is tried, slot or not). Where
+        there is a slot list that ``u`` cannot host, ``u`` is *not* a resource match, unlike
+        the simple traverser, which looks for the slot one level lower: it is a pass-through
+        while nothing has matched yet and a mismatch afterwards. So ``node > slot > core``
+        never matches a node whose cores sit below sockets.
+        """
         match_res = None
         slots: Sequence[Request] | None = None
         nslots = 0
@@ -305,8 +315,9 @@ class FlexibleTraverser(Traverser):
         if slots is not None:
             have = self.child_types(u)
             for s in slots:
-                if s.type == "slot" and all(c.type in have for c in s.with_):
+                if all(c.type in have for c in s.with_):
                     return slots, _SLOT_MATCH, nslots, False
+            return requests, (_PRISTINE_NONE_MATCH if pristine else _NONE_MATCH), 0, pristine
         if match_res is not None:
             return match_res.with_, _RESOURCE_MATCH, 0, False
         return requests, (_PRISTINE_NONE_MATCH if pristine else _NONE_MATCH), 0, pristine
@@ -331,9 +342,10 @@ class FlexibleTraverser(Traverser):
     def dom_slot(
         self, meta: JobMeta, u: int, shape, nslots: int, pristine: bool, dfu: ScoringObject
     ) -> int:
-        """Build the mix of the listed slot kinds that gives the most slots at ``u``."""
+        """Build the mix of the listed slot kinds that gives the most slots at ``u`` (every
+        listed entry is a kind, as in the reference; one without members builds nothing)."""
         dom = self.dom
-        kinds = [r for r in shape if r.type == "slot"]
+        kinds = list(shape)
         widest: dict[str, Request] = {}
         for kind in kinds:
             for m in kind.with_:

@@ -57,8 +57,8 @@ class VisitReplay:
     Examples
     --------
     >>> from fluxgraph.matcher import Matcher
-    >>> from fluxgraph.sched.quartz import build_quartz
-    >>> from fluxgraph.sched.static_queue import node_jobspec
+    >>> from fluxgraph.papers.variation.quartz import build_quartz
+    >>> from fluxgraph.papers.variation.static_queue import node_jobspec
     >>> from fluxgraph.writers.match.simple import SimpleWriter
     >>> m = Matcher(build_quartz(1, 4, 2, 4), policy="high", prune="ALL:core,ALL:node")
     >>> [m.run(node_jobspec(1, 60, 2, 4), "allocate", j, SimpleWriter()).rc for j in (1, 2, 3)]
@@ -200,15 +200,27 @@ class VisitReplay:
         return got
 
     def subtree(self, sel: Selector, u: int) -> list[int]:
-        """``u`` and every vertex below it on the dominant subsystem, level by level (cached;
-        the subsystem is a tree where replay is on)."""
+        """``u`` and every vertex below it on the dominant subsystem, level by level, each
+        once (cached). Replay is on only where the subsystem is a forest
+        (:func:`~fluxgraph.graph.depth.is_tree`); the visited set keeps the walk finite on any
+        graph all the same.
+
+        >>> from fluxgraph.machines import build_machine
+        >>> from fluxgraph.matcher import Matcher
+        >>> m = Matcher(build_machine("nodes=1,cores=2"), policy="high")
+        >>> len(VisitReplay().subtree(m.traverser, m.graph.roots["containment"]))
+        4
+        """
         out = self.subtrees.get(u)
         if out is None:
             g = sel.graph
             children, dst = g.child_edges(sel.dom), g.edge_dst
+            seen = {u}
             out = level = [u]
             while level:
-                level = [dst[e] for v in level for e in children[v]]
+                level = [w for v in level for e in children[v] if (w := dst[e]) not in seen]
+                seen.update(level)
+                level = list(dict.fromkeys(level))
                 out = out + level
             self.subtrees[u] = out
         return out

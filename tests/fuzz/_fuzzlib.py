@@ -8,7 +8,8 @@ issue calls a defect: an exception that is not the layer's own error type (a tra
 beyond the time bound (a hang), memory beyond the memory bound, a state changed by a rejected
 input, or a session whose valid commands print something else once bad commands are injected.
 
-Kinds: ``jobspec``, ``grug``, ``jgf``, ``hwloc``, ``rv1exec``, ``repl``, ``cli``, ``api``.
+Kinds: ``jobspec``, ``grug``, ``jgf``, ``hwloc``, ``rv1exec``, ``repl``, ``cli``, ``api``, and
+the semantic ones of :mod:`_properties` (``windows``, ``sat``, ``cycle``, ``rejects``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,12 @@ SHARED = REPO.parent / "shared" / "conformance"
 DATA = SHARED / "data" / "data"
 RECIPES = REPO / "grug_recipes"
 
-KINDS = ("jobspec", "grug", "jgf", "hwloc", "rv1exec", "repl", "cli", "api")
+KINDS = (
+    "jobspec", "grug", "jgf", "hwloc", "rv1exec", "repl", "cli", "api",
+    "windows", "sat", "cycle", "rejects",
+)  # fmt: skip
+#: The kinds whose checks live in :mod:`_properties` (semantic oracles on tiny machines).
+PROPERTY_KINDS = ("windows", "sat", "cycle", "rejects")
 
 #: A case taking more CPU seconds than this is a hang.
 CASE_SECONDS = 20.0
@@ -1117,9 +1123,10 @@ def check_api(rng: random.Random, steps: int = 12) -> str:
     grug.unpack(g, rng.choice(seeds("grug")[:3]))
     policy = rng.choice(["high", "low", "first", "lonode", "hinodex", "locality"])
     prune = rng.choice(["ALL:core", "ALL:core,ALL:node", "", "rack:node,node:core"])
+    traverser = rng.choice(["simple", "simple", "flexible"])
     with only("api", MatchError):
         try:
-            m = Matcher(g, policy=policy, prune=prune)
+            m = Matcher(g, policy=policy, prune=prune, traverser=traverser)
         except MatchError:
             return "rejected"
     shapes = [load_jobspec(t) for t in GOOD_JOBS.values()]
@@ -1218,12 +1225,17 @@ def _elastic_step(m: Matcher, rng: random.Random, op: int, r_docs, jobs: list[in
 
 
 def planner_problems(graph: ResourceGraph) -> list[str]:
-    """Multi-span parts that do not name a live sub-span of the sub-planner at their index."""
+    """Multi-span parts that do not name a live sub-span of the sub-planner at their index,
+    among the multi-spans a job refers to (``job2span``): a rank removal resets a remaining
+    vertex's aggregate and keeps its multi-span ids unreferenced, as the reference does."""
     problems = []
     for v, subplans in enumerate(graph.schedule.subplans):
+        held = set((graph.schedule.job2span[v] or {}).values())
         for sub, mp in (subplans or {}).items():
             planners = mp._planners
             for mid, vec in mp._spans.items():
+                if mid not in held:
+                    continue
                 for i, sid in enumerate(vec):
                     if sid != -1 and (i >= len(planners) or sid not in planners[i]._spans):
                         problems.append(f"{graph.names[v]}/{sub}: multi-span {mid} part {i}")
@@ -1231,6 +1243,12 @@ def planner_problems(graph: ResourceGraph) -> list[str]:
 
 
 # -- one case of any kind -------------------------------------------------------------------------
+
+
+def _properties():
+    import _properties  # (it imports this module)
+
+    return _properties
 
 
 def run_case(kind: str, seed: int, trace_memory: bool = True) -> str:
@@ -1244,9 +1262,13 @@ def run_case(kind: str, seed: int, trace_memory: bool = True) -> str:
         if kind == "repl":
             return check_repl(rng)
         if kind == "cli":
-            return check_cli(cli_argv(rng))
+            argv = cli_argv(rng)
+            check_cli(argv)
+            return _properties().check_cli_fds(argv)
         if kind == "api":
             return check_api(rng)
+        if kind in PROPERTY_KINDS:
+            return _properties().CHECKS[kind](rng)
     raise ValueError(f"unknown kind {kind!r}")
 
 

@@ -4,8 +4,12 @@ Hypothesis draws a seed document (the conformance data's when ``../shared`` is p
 ones otherwise) and a short list of mutations; each example must end in the layer's own error or
 a valid result, within a CPU and a memory bound, and a rejected input must leave the state
 unchanged. REPL streams with injected bad commands must print, for their valid commands, exactly
-what the stream without them prints. The examples are kept few so the suite stays under a minute;
-``benchmarks/fuzz_campaign.py`` runs the same checks at scale.
+what the stream without them prints. The semantic properties of :mod:`_properties` (no
+over-allocation in overlapping windows, cancel of everything restores the start, satisfiability
+against allocate and a brute-force count, the flexible traverser, graphs with back edges and
+cycles from every reader, rejected inputs on a busy graph) run on tiny machines. The examples
+are kept few so the suite stays well under two minutes; ``benchmarks/fuzz_campaign.py`` runs
+the same checks at scale.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import random
 
 import _fuzzlib as fz
+import _properties as props
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +123,7 @@ def test_fuzz_command_line_options(items):
         argv += [item] if isinstance(item, str) else list(item)
     with fz.bounded("cli"):
         fz.check_cli(argv)
+        props.check_cli_fds(argv)  # the same over real file descriptors
 
 
 @settings(SETTINGS, max_examples=6)
@@ -125,6 +131,34 @@ def test_fuzz_command_line_options(items):
 def test_fuzz_api_workloads_keep_planners_consistent(seed, steps):
     with fz.bounded("api"):
         fz.check_api(random.Random(seed), steps)
+
+
+@settings(SETTINGS, max_examples=30)
+@given(seed=st.integers(0, 2**32))
+def test_fuzz_no_overbooking_and_cancel_restores(seed):
+    with fz.bounded("windows"):
+        props.check_windows(random.Random(seed))
+
+
+@settings(SETTINGS, max_examples=60)
+@given(seed=st.integers(0, 2**32))
+def test_fuzz_satisfiability_agrees_with_allocate_and_a_count(seed):
+    with fz.bounded("sat"):
+        props.check_satisfiability(random.Random(seed))
+
+
+@settings(SETTINGS, max_examples=20)
+@given(seed=st.integers(0, 2**32))
+def test_fuzz_graphs_with_back_edges_and_cycles(seed):
+    with fz.bounded("cycle"):
+        props.check_cycles(random.Random(seed))
+
+
+@settings(SETTINGS, max_examples=30)
+@given(seed=st.integers(0, 2**32))
+def test_fuzz_rejected_inputs_keep_a_busy_graph(seed):
+    with fz.bounded("rejects"):
+        props.check_rejects(random.Random(seed))
 
 
 def test_campaign_cases_are_reproducible():

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxgraph.graph import ResourceGraph
-from fluxgraph.graph.depth import graph_depth, tree_depth, walk_depth
+from fluxgraph.graph.depth import graph_depth, is_tree, tree_depth, walk_depth
 
 
 @st.composite
@@ -44,3 +44,23 @@ def test_tree_depth_refuses_shared_children_and_edges_into_the_root():
     g.add_edge(a, c, "containment")  # c now has two parents
     assert tree_depth(g, "containment", a) is None
     assert graph_depth(g) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs())
+def test_is_tree_is_the_brute_force_forest_test(g):
+    """A forest: at most one parent each, and every vertex's chain of parents ends at a
+    parentless vertex within ``n`` steps (a chain that does not is on or below a cycle)."""
+    parents: dict[int, list[int]] = {}
+    for u, kids in enumerate(g.children("containment")):
+        for v in kids:
+            parents.setdefault(v, []).append(u)
+    n = g.num_vertices
+    forest = all(len(p) <= 1 for p in parents.values())
+    if forest:
+        for v in range(n):
+            steps = 0
+            while v in parents and steps <= n:
+                v, steps = parents[v][0], steps + 1
+            forest = forest and steps <= n
+    assert is_tree(g, "containment") == forest

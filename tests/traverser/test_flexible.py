@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from errno import EBUSY, EOVERFLOW
+from errno import EBUSY, ENODEV, EOVERFLOW
 from pathlib import Path
 
 import pytest
@@ -331,3 +331,53 @@ def test_flexible_matches_simple_on_slot_free_and_single_slot_jobs(policy):
             except MatchError as err:
                 got.append(err.errno)
         assert got[0] == got[1]
+
+
+# -- a slot its vertex cannot host (issue 29, item 2) -------------------------------------------
+
+
+@pytest.mark.parametrize("policy", ["high", "low", "first", "lonodex", "variation"])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_flexible_node_slot_core_on_a_socketed_machine_never_matches(policy, exclusive):
+    """``node > slot > core`` where cores sit below sockets: the node's slot list cannot be
+    hosted at the node, so the node is not a match (the simple traverser would look for the
+    slot at the sockets); the reference answers Unsatisfiable and allocates nothing, with or
+    without ``exclusive: true`` on the node."""
+    node = res("node", 1, res("slot", 1, res("core", 1)))
+    if exclusive:
+        node["exclusive"] = True
+    spec = jobspec(node)
+    m = flexible_matcher(policy)
+    for op, errno in (
+        ("satisfiability", ENODEV),
+        ("allocate", EBUSY),
+        ("allocate_with_satisfiability", ENODEV),
+        ("allocate_orelse_reserve", ENODEV),
+    ):
+        with pytest.raises(MatchError) as err:
+            m.match(spec, op=op)
+        assert err.value.errno == errno, op
+    simple = Matcher(load(TINY), "CA", policy)  # quirk 7 there: satisfiable, never placed
+    simple.match(spec, op="satisfiability")
+    if not exclusive and policy != "lonodex":  # (node-exclusive: the node is taken whole)
+        with pytest.raises(MatchError) as err:
+            simple.match(spec)
+        assert err.value.errno == EBUSY
+
+
+def test_flexible_node_slot_core_is_placed_where_nodes_hold_cores():
+    from fluxgraph.machines import build_machine
+
+    spec = jobspec(res("node", 1, res("slot", 2, res("core", 1))))
+    for traverser in ("simple", "flexible"):
+        m = Matcher(build_machine("nodes=2,cores=2"), "CA", "low", traverser=traverser)
+        r = m.match(spec)
+        assert sorted(v.name for v in r.resources if v.exclusive) == ["core0", "core1"]
+
+
+def test_flexible_slot_list_below_a_pass_through_is_still_found():
+    """Before anything matched, a vertex that cannot host the slot list passes it down."""
+    spec = jobspec(res("slot", 1, res("core", 2)))
+    m = flexible_matcher("low")
+    r = m.match(spec)
+    assert [v.name for v in r.resources if v.exclusive] == ["core0", "core1"]
