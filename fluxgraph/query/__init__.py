@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from fluxgraph.query.cli import USAGE, Options, UsageError, main, parse_args
 from fluxgraph.query.commands import COMMANDS, Command, dispatch
-from fluxgraph.query.repl import JobRecord, Session, control_loop
+from fluxgraph.query.repl import QueryJob, Session, control_loop
 
 __all__ = [
     "COMMANDS",
     "USAGE",
     "Command",
-    "JobRecord",
     "Options",
+    "QueryJob",
     "Session",
     "UsageError",
     "control_loop",

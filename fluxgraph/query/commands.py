@@ -16,7 +16,7 @@ from fluxgraph.errors import FluxgraphError, JobspecError, MatchError
 from fluxgraph.graph import STATUS_UP
 from fluxgraph.limits import MAX_INPUT_BYTES, MAX_JOBSPEC_BYTES, parse_digits, read_text
 from fluxgraph.query.fmt import fmt_f, fmt_g
-from fluxgraph.query.repl import BANNER, JobRecord, OutputError, Session
+from fluxgraph.query.repl import BANNER, OutputError, QueryJob, Session
 from fluxgraph.query.session_ops import (
     attach,
     cancel,
@@ -195,7 +195,7 @@ def _match_one(s: Session, op: str, path: str) -> int:
     if advance:
         if rc == 0:
             state = "ALLOCATED" if at == 0 else "RESERVED"
-            s.jobs[job_id] = JobRecord(job_id, state, at, path, elapsed)
+            s.jobs[job_id] = QueryJob(job_id, state, at, path, elapsed)
         s.counter += 1
     s.to_stderr(err)
     s.to_out(text)
@@ -266,7 +266,7 @@ def cmd_update(s: Session, args: list[str]) -> int:
     elapsed = s.clock() - start
     if rc == 0:
         state = "ALLOCATED" if at == 0 else "RESERVED"
-        s.jobs[job_id] = JobRecord(job_id, state, at, args[3], elapsed)
+        s.jobs[job_id] = QueryJob(job_id, state, at, args[3], elapsed)
     s.record_match_time(elapsed)
     s.to_out(out)
     times = (elapsed, outcome.preorder, outcome.postorder)
@@ -477,7 +477,7 @@ def cmd_get_status(s: Session, args: list[str]) -> int:
     return 0
 
 
-def _job_line(job: JobRecord) -> str:
+def _job_line(job: QueryJob) -> str:
     return f"INFO: {job.job_id}, {job.state}, {job.scheduled_at}, {job.path}, {fmt_g(job.overhead)}"
 
 

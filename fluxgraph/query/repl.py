@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from fluxgraph.errors import QueryError
 
-__all__ = ["JobRecord", "OutputError", "Session", "control_loop", "split_command"]
+__all__ = ["OutputError", "QueryJob", "Session", "control_loop", "split_command"]
 
 #: The banner line of every ``INFO:`` block.
 BANNER = "INFO: " + "=" * 29
@@ -53,7 +53,7 @@ def split_command(line: str) -> list[str]:
 
 
 @dataclass(slots=True)
-class JobRecord:
+class QueryJob:
     """One row of the job table: id, state, start time, file as typed, match overhead (s)."""
 
     job_id: int
@@ -116,7 +116,7 @@ class Session:
         self.jobspecs = jobspecs
         self.check_types = check_types
         self.clock = clock
-        self.jobs: dict[int, JobRecord] = {}
+        self.jobs: dict[int, QueryJob] = {}
         self.counter = 1
         self.min_match_time = sys.float_info.max
         self.max_match_time = 0.0
