@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ __all__ = [
 NAME = "fm"
 TITLE = "Li et al.: disaggregated memory, rack pools and FM scheduling"
 YAML = "fm.yaml"
-#: ``--compat`` modes: the public simulator's rules on the specification's cross-check grid (spec §7).
+#: ``--compat`` modes: the public simulator's rules on the cross-check grid (spec §7).
 COMPAT = {"fm-simulator": "fm_compat.yaml"}
 BASELINES = ("fcfs", "sjf", "wfp3", "f1", "fair")
 #: Rejected jobs per pool size on the whole trace (spec §4.6).
@@ -220,17 +221,26 @@ def _percent(fraction: float) -> int:
     return int(fraction * 100 + 0.5 + 1e-9)
 
 
-def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
-    out: list[Criterion] = []
+@dataclass(frozen=True)
+class _Grid:
+    """The cells as ``(config, priority) -> metrics``, the rack pools (TB/rack) in the grid, and
+    whether the grid is the full one (C8 reads the whole trace only)."""
 
-    def get(pool: int, prio: str, metric: str) -> float | None:
-        return t.get((f"rack{pool}", prio), {}).get(metric)
+    t: dict
+    pools: list[int]
+    full: bool
 
-    # C1
+    def get(self, pool: int, prio: str, metric: str) -> float | None:
+        """``metric`` of ``prio`` at ``pool`` TB/rack (rack scope), or None."""
+        return self.t.get((f"rack{pool}", prio), {}).get(metric)
+
+
+def _c1_bsld(g: _Grid) -> Criterion:
+    """C1: FM has the lowest mean bounded slowdown at every pool; bsld falls with the pool."""
     checks, ours = [], []
-    for pool in pools:
-        fm = get(pool, "fm", "bsld")
-        base = [get(pool, p, "bsld") for p in BASELINES]
+    for pool in g.pools:
+        fm = g.get(pool, "fm", "bsld")
+        base = [g.get(pool, p, "bsld") for p in BASELINES]
         if fm is None or None in base:
             continue
         low = min(base)
@@ -240,56 +250,58 @@ def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
         elif pool >= 36:
             checks.append(fm <= 1.15 * low)
     for prio in (*BASELINES, "fm"):
-        ys = [get(p, prio, "bsld") for p in pools]
+        ys = [g.get(p, prio, "bsld") for p in g.pools]
         if len(ys) > 1 and None not in ys:
             checks.append(all(b <= 1.05 * a for a, b in itertools.pairwise(ys)))
-    out.append(
-        Criterion(
-            "C1",
-            "FM lowest avg bsld at every pool (up to 54% below SJF)",
-            "; ".join(ours),
-            "pool <= 20: fm <= 1.05 x min, <= 0.8 x fcfs and f1; >= 36: <= 1.15 x min; "
-            "every bsld non-increasing in pool (5% slack)",
-            all(checks) if checks else None,
-        )
+    return Criterion(
+        "C1",
+        "FM lowest avg bsld at every pool (up to 54% below SJF)",
+        "; ".join(ours),
+        "pool <= 20: fm <= 1.05 x min, <= 0.8 x fcfs and f1; >= 36: <= 1.15 x min; "
+        "every bsld non-increasing in pool (5% slack)",
+        all(checks) if checks else None,
     )
-    # C2
+
+
+def _c2_throughput(g: _Grid) -> Criterion:
+    """C2: throughput and node utilisation rise with the pool, then plateau."""
     checks, ours = [], []
     for prio in (*BASELINES, "fm"):
         for metric in ("throughput", "node_utilisation"):
-            ys = [get(p, prio, metric) for p in pools]
+            ys = [g.get(p, prio, metric) for p in g.pools]
             if None in ys or len(ys) < 2:
                 continue
             checks.append(all(b >= 0.97 * a for a, b in itertools.pairwise(ys)))
-            tail = [get(p, prio, metric) for p in (40, 44, 48)]
+            tail = [g.get(p, prio, metric) for p in (40, 44, 48)]
             if None not in tail:
                 checks.append(max(tail) <= 1.03 * min(tail))
-    for pool in (p for p in pools if p >= 28):
-        others = sorted(get(pool, p, "throughput") or 0 for p in BASELINES)
-        fm = get(pool, "fm", "throughput")
+    for pool in (p for p in g.pools if p >= 28):
+        others = sorted(g.get(pool, p, "throughput") or 0 for p in BASELINES)
+        fm = g.get(pool, "fm", "throughput")
         if fm is not None and others[0]:
             median = others[len(others) // 2]
             checks.append(abs(fm - median) <= 0.10 * median)
             ours.append(f"{pool} TB: fm {fm:.2f}, median {median:.2f} jobs/100 s")
-    out.append(
-        Criterion(
-            "C2",
-            "throughput and node utilisation rise, then plateau; FAIR 5.5, FCFS 4.8 jobs/100 s",
-            "; ".join(ours) or "-",
-            "non-decreasing in pool (3% slack), 40/44/48 within 3%, fm within 10% of the "
-            "median of the baselines at >= 28 TB",
-            all(checks) if checks else None,
-        )
+    return Criterion(
+        "C2",
+        "throughput and node utilisation rise, then plateau; FAIR 5.5, FCFS 4.8 jobs/100 s",
+        "; ".join(ours) or "-",
+        "non-decreasing in pool (3% slack), 40/44/48 within 3%, fm within 10% of the "
+        "median of the baselines at >= 28 TB",
+        all(checks) if checks else None,
     )
-    # C3
+
+
+def _c3_fairness(g: _Grid) -> Criterion:
+    """C3: FM is the fairest (lowest D, MD, D10, MD10) at 16 and 32 TB/rack."""
     checks, ours = [], []
     for pool in (16, 32):
-        md = {p: get(pool, p, "MD") for p in (*BASELINES, "fm")}
+        md = {p: g.get(pool, p, "MD") for p in (*BASELINES, "fm")}
         if None in md.values():
             continue
-        d = {p: get(pool, p, "D") for p in md}
-        d10 = {p: get(pool, p, "D10") for p in md}
-        md10 = {p: get(pool, p, "MD10") for p in md}
+        d = {p: g.get(pool, p, "D") for p in md}
+        d10 = {p: g.get(pool, p, "D10") for p in md}
+        md10 = {p: g.get(pool, p, "MD10") for p in md}
         ours.append(f"{pool} TB: MD fm {md['fm']:.3g} vs min {min(md.values()):.3g}")
         lowest10 = min(md10.values())
         checks.append(
@@ -297,21 +309,23 @@ def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
             and md10["fm"] <= lowest10 + 0.05 * abs(lowest10)
             and all(d["fm"] < d[p] and d10["fm"] < d10[p] for p in ("sjf", "wfp3", "f1"))
         )
-    out.append(
-        Criterion(
-            "C3",
-            "FM fairest (lowest D, MD, D10, MD10)",
-            "; ".join(ours) or "16/32 TB not in the grid",
-            "16 and 32 TB: fm lowest MD, MD10 within 5% of lowest, D and D10 below sjf, wfp3, f1",
-            all(checks) if checks else None,
-        )
+    return Criterion(
+        "C3",
+        "FM fairest (lowest D, MD, D10, MD10)",
+        "; ".join(ours) or "16/32 TB not in the grid",
+        "16 and 32 TB: fm lowest MD, MD10 within 5% of lowest, D and D10 below sjf, wfp3, f1",
+        all(checks) if checks else None,
     )
-    # C4
+
+
+def _c4_scope_tail(g: _Grid) -> Criterion:
+    """C4: the rack scope has the shorter bsld tail at 16 TB/rack, and the two scopes' bsld
+    distributions are alike at 48 TB/rack."""
     ks = None
-    q48 = [percentiles(t.get((c, "fm"), {})) for c in ("rack48", "system48")]
+    q48 = [percentiles(g.t.get((c, "fm"), {})) for c in ("rack48", "system48")]
     if None not in q48:
         ks = ks_distance(q48[0], q48[1])
-    s16, r16 = t.get(("system16", "fm")), t.get(("rack16", "fm"))
+    s16, r16 = g.t.get(("system16", "fm")), g.t.get(("rack16", "fm"))
     parts = [f"48 TB: KS {ks:.3f}" if ks is not None else "48 TB: not in the grid"]
     if s16 and r16:
         parts.append(
@@ -322,19 +336,20 @@ def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
     checks = [ks <= 0.05] if ks is not None else []
     if s16 and r16:
         checks.append(r16["bsld_p99"] <= s16["bsld_p99"])
-    out.append(
-        Criterion(
-            "C4",
-            "rack scope has the shorter bsld tail at 16 TB/rack; similar when pools suffice",
-            "; ".join(parts),
-            "KS(rack, system) <= 0.05 at 48 TB/rack (from 1% percentiles); p99 bsld(rack) "
-            "<= p99 bsld(system) at 16 TB/rack",
-            all(checks) if checks else None,
-        )
+    return Criterion(
+        "C4",
+        "rack scope has the shorter bsld tail at 16 TB/rack; similar when pools suffice",
+        "; ".join(parts),
+        "KS(rack, system) <= 0.05 at 48 TB/rack (from 1% percentiles); p99 bsld(rack) "
+        "<= p99 bsld(system) at 16 TB/rack",
+        all(checks) if checks else None,
     )
-    # C5, C6
-    base = t.get(("base", "fm"))
-    ratio = {p: get(p, "fm", "thr_per_dollar") for p in pools}
+
+
+def _c5_cost(g: _Grid) -> Criterion:
+    """C5: throughput per dollar peaks near 28 TB/rack; the memory savings arithmetic."""
+    base = g.t.get(("base", "fm"))
+    ratio = {p: g.get(p, "fm", "thr_per_dollar") for p in g.pools}
     ratio = {p: v / base["thr_per_dollar"] for p, v in ratio.items() if v and base}
     frac, dollars = savings(perlmutter_like(28).total_gb, FmMachineSpec(6, 256, 512).total_gb)
     jfrac, jdollars = savings(juwels_like(6).total_gb, FmMachineSpec(20, 48, 512).total_gb)
@@ -346,85 +361,107 @@ def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
         and round(jdollars / 1e6, 2) == 1.51
     )
     best = max(ratio, key=ratio.__getitem__) if ratio else None
-    out.append(
-        Criterion(
-            "C5",
-            "thr/$ peak at 28 TB/rack = 2.1x baseline; 66%, $2.5M (J: 63%, $1.5M) saved",
-            (f"peak at {best} TB = {ratio[best]:.2f}x" if best else "no baseline in the grid")
-            + f"; savings {pct}%, ${dollars / 1e6:.2f}M (J {jpct}%, ${jdollars / 1e6:.2f}M)",
-            "peak at 20-32 TB/rack, 1.6-3.0x baseline; savings 66%, $2.53M and 63%, $1.51M",
-            (20 <= best <= 32 and 1.6 <= ratio[best] <= 3.0 and arithmetic) if best else None,
-        )
+    return Criterion(
+        "C5",
+        "thr/$ peak at 28 TB/rack = 2.1x baseline; 66%, $2.5M (J: 63%, $1.5M) saved",
+        (f"peak at {best} TB = {ratio[best]:.2f}x" if best else "no baseline in the grid")
+        + f"; savings {pct}%, ${dollars / 1e6:.2f}M (J {jpct}%, ${jdollars / 1e6:.2f}M)",
+        "peak at 20-32 TB/rack, 1.6-3.0x baseline; savings 66%, $2.53M and 63%, $1.51M",
+        (20 <= best <= 32 and 1.6 <= ratio[best] <= 3.0 and arithmetic) if best else None,
     )
-    m28 = get(28, "fm", "memory_utilisation")
+
+
+def _c6_memory(g: _Grid) -> Criterion:
+    """C6: memory utilisation from the baseline (no pools) to 28 TB/rack."""
+    base = g.t.get(("base", "fm"))
+    m28 = g.get(28, "fm", "memory_utilisation")
     covered = base is not None and m28 is not None
     b = base["memory_utilisation"] if base else None
-    out.append(
-        Criterion(
-            "C6",
-            "memory utilisation 26% -> 69% (28 TB/rack)",
-            f"baseline {b:.2f}, 28 TB {m28:.2f}" if covered else "not in the grid",
-            "baseline 0.20-0.32; 28 TB 0.55-0.85 and > 2x baseline",
-            (0.20 <= b <= 0.32 and 0.55 <= m28 <= 0.85 and m28 > 2 * b) if covered else None,
-        )
+    return Criterion(
+        "C6",
+        "memory utilisation 26% -> 69% (28 TB/rack)",
+        f"baseline {b:.2f}, 28 TB {m28:.2f}" if covered else "not in the grid",
+        "baseline 0.20-0.32; 28 TB 0.55-0.85 and > 2x baseline",
+        (0.20 <= b <= 0.32 and 0.55 <= m28 <= 0.85 and m28 > 2 * b) if covered else None,
     )
-    # C7
-    deg = t.get(("rack28", "fm"))
-    out.append(
-        Criterion(
-            "C7",
-            "88% of jobs < 5% degradation, mean 4.5%, none at 150%",
-            f"{deg['deg_below_5']:.2f} below 5%, mean {deg['degradation']:.3f}, "
-            f"{deg['deg_at_least_150']:.4f} at >= 150%"
-            if deg
-            else "not in the grid",
-            "fraction < 5% >= 0.70; mean 0.06-0.12; none >= 150%",
-            deg["deg_below_5"] >= 0.70
-            and 0.06 <= deg["degradation"] <= 0.12
-            and deg["deg_at_least_150"] == 0
-            if deg
-            else None,
-        )
+
+
+def _c7_degradation(g: _Grid) -> Criterion:
+    """C7: the remote-memory degradation of FM's jobs at 28 TB/rack."""
+    deg = g.t.get(("rack28", "fm"))
+    return Criterion(
+        "C7",
+        "88% of jobs < 5% degradation, mean 4.5%, none at 150%",
+        f"{deg['deg_below_5']:.2f} below 5%, mean {deg['degradation']:.3f}, "
+        f"{deg['deg_at_least_150']:.4f} at >= 150%"
+        if deg
+        else "not in the grid",
+        "fraction < 5% >= 0.70; mean 0.06-0.12; none >= 150%",
+        deg["deg_below_5"] >= 0.70
+        and 0.06 <= deg["degradation"] <= 0.12
+        and deg["deg_at_least_150"] == 0
+        if deg
+        else None,
     )
-    # C8
-    got = {p: get(p, "fm", "rejected") for p in pools}
+
+
+def _c8_rejections(g: _Grid) -> Criterion:
+    """C8: the rejected counts of spec §4.6 on the whole trace."""
+    got = {p: g.get(p, "fm", "rejected") for p in g.pools}
     wrong = [p for p, v in got.items() if v is not None and v != REJECTED[p]]
-    out.append(
-        Criterion(
-            "C8",
-            "rejections exact (spec §4.6); deterministic runs",
-            ", ".join(f"{p} TB: {v:g}" for p, v in got.items() if v is not None),
-            "rejected counts equal spec §4.6 on the whole trace (determinism: tests)",
-            not wrong if full else None,
-        )
+    return Criterion(
+        "C8",
+        "rejections exact (spec §4.6); deterministic runs",
+        ", ".join(f"{p} TB: {v:g}" for p, v in got.items() if v is not None),
+        "rejected counts equal spec §4.6 on the whole trace (determinism: tests)",
+        not wrong if g.full else None,
     )
-    # C9 (W2)
-    jpools = sorted({parse_config(c)[1] for c, _ in t if c.startswith("juwels")})
-    jbase = t.get(("jbase", "fm"))
+
+
+def _c9_juwels(g: _Grid) -> Criterion:
+    """C9 (W2): on JUWELS, FM lowest at limited pools; thr/$ peaks at a small pool."""
+    jpools = sorted({parse_config(c)[1] for c, _ in g.t if c.startswith("juwels")})
+    jbase = g.t.get(("jbase", "fm"))
     checks, ours = [], []
     for pool in (p for p in jpools if p <= 6):
-        row = {p: t.get((f"juwels{pool}", p), {}).get("bsld") for p in ("fm", "fcfs", "f1")}
+        row = {p: g.t.get((f"juwels{pool}", p), {}).get("bsld") for p in ("fm", "fcfs", "f1")}
         if None not in row.values():
             ours.append(
                 f"{pool} TB: fm {row['fm']:.2f}, fcfs {row['fcfs']:.2f}, f1 {row['f1']:.2f}"
             )
             checks.append(row["fm"] <= 0.8 * row["fcfs"] and row["fm"] <= 0.8 * row["f1"])
-    thr = {p: t.get((f"juwels{p}", "fm"), {}).get("thr_per_dollar") for p in jpools}
+    thr = {p: g.t.get((f"juwels{p}", "fm"), {}).get("thr_per_dollar") for p in jpools}
     thr = {p: v for p, v in thr.items() if v is not None}
     if thr and jbase:
         best = max(thr, key=thr.__getitem__)
         ours.append(f"thr/$ peak at {best} TB = {thr[best] / jbase['thr_per_dollar']:.2f}x")
         checks.append(best <= 8)
-    out.append(
-        Criterion(
-            "C9",
-            "JUWELS: FM lowest at limited pools; thr/$ peak at 6 TB/rack = 2.3x",
-            "; ".join(ours) or "W2 not in the grid",
-            "W2: fm <= 0.8 x fcfs and f1 at every pool <= 6 TB/rack; thr/$ peak at <= 8",
-            all(checks) if checks else None,
-        )
+    return Criterion(
+        "C9",
+        "JUWELS: FM lowest at limited pools; thr/$ peak at 6 TB/rack = 2.3x",
+        "; ".join(ours) or "W2 not in the grid",
+        "W2: fm <= 0.8 x fcfs and f1 at every pool <= 6 TB/rack; thr/$ peak at <= 8",
+        all(checks) if checks else None,
     )
-    return out
+
+
+#: The criteria of spec §8, one function each, in the report's order.
+CRITERIA = (
+    _c1_bsld,
+    _c2_throughput,
+    _c3_fairness,
+    _c4_scope_tail,
+    _c5_cost,
+    _c6_memory,
+    _c7_degradation,
+    _c8_rejections,
+    _c9_juwels,
+)
+
+
+def _criteria(t: dict, pools: list[int], full: bool) -> list[Criterion]:
+    grid = _Grid(t, pools, full)
+    return [criterion(grid) for criterion in CRITERIA]
 
 
 def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
