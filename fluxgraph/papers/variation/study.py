@@ -24,6 +24,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -344,19 +345,37 @@ def _timing_table(report: StudyReport, cells: dict[tuple, dict]) -> None:
     )  # fmt: skip
 
 
-def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
-    """The criteria; ``full``: keys of cells on the reference's machine and queue size."""
-    out = []
-    cells = _primary(allcells)
-    # V1: parity with the reference rows, on both machines.
+@dataclass(frozen=True)
+class _Cells:
+    """The study's cells by ``(layout, seed, policy, exact, lod)``, the keys of those on the
+    reference's machine and queue size (``full``), the primary view by ``(layout, seed,
+    policy, exact)`` and the iid seeds in it."""
+
+    all: dict[tuple, dict]
+    full: set
+    cells: dict[tuple, dict]
+    iid: list[int]
+
+    @classmethod
+    def of(cls, allcells: dict[tuple, dict], full: set) -> _Cells:
+        cells = _primary(allcells)
+        return cls(allcells, full, cells, sorted({k[1] for k in cells if k[0] == "iid"}))
+
+    def ratio_of_starts(self, m: dict, var: dict) -> float:
+        """``m``'s mean start over variation's (the same seed)."""
+        return (m["mean_start"] or 0) / max(var["mean_start"] or 1, 1)
+
+
+def _v1_parity(c: _Cells) -> Criterion:
+    """V1: parity with the reference rows of spec §7.1, on both machines."""
     checked, bad = 0, []
-    for (layout, seed, policy, exact, lod), m in sorted(allcells.items()):
+    for (layout, seed, policy, exact, lod), m in sorted(c.all.items()):
         ref = REFERENCE.get((layout, seed))
         if (
             exact
             or ref is None
             or policy not in ref
-            or (layout, seed, policy, exact, lod) not in full
+            or (layout, seed, policy, exact, lod) not in c.full
         ):
             continue
         checked += 1
@@ -365,40 +384,41 @@ def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
             same = same and (int(m["now"] or 0), int(m["reserved"] or 0)) == ref["now"]
         if not same or m.get("rejected"):
             bad.append(f"{layout}/{seed}/{policy}/{lod}")
-    out.append(
-        Criterion(
-            "V1",
-            "-",
-            f"{checked - len(bad)} of {checked} rows equal" + (f"; differ: {bad}" if bad else ""),
-            "high/low/variation fom 0..4 (and variation's now/reserved) equal the reference rows "
-            "of spec §7.1 exactly; no job rejected",
-            None if not checked else not bad,
-            "spec §7.1 rows",
-        )
+    return Criterion(
+        "V1",
+        "-",
+        f"{checked - len(bad)} of {checked} rows equal" + (f"; differ: {bad}" if bad else ""),
+        "high/low/variation fom 0..4 (and variation's now/reserved) equal the reference rows "
+        "of spec §7.1 exactly; no job rejected",
+        None if not checked else not bad,
+        "spec §7.1 rows",
     )
-    iid = sorted({k[1] for k in cells if k[0] == "iid"})
-    # V1a: avoidable spread of variation, against the reference's count.
+
+
+def _v1a_avoidable(c: _Cells) -> Criterion:
+    """V1a: variation's avoidable spread against the reference's count (§7.1 finding 4)."""
     ours, same = [], []
-    for seed in iid:
-        m = cells.get(("iid", seed, "variation", False))
+    for seed in c.iid:
+        m = c.cells.get(("iid", seed, "variation", False))
         if m is not None and seed in REFERENCE_AVOIDABLE:
             ours.append(f"s{seed} {int(m['avoidable'] or 0)}")
             same.append(int(m["avoidable"] or 0) == REFERENCE_AVOIDABLE[seed])
-    out.append(
-        Criterion(
-            "V1a",
-            "-",
-            ", ".join(ours) or "-",
-            "variation's fom > 0 jobs that one class could have held at their start equal the "
-            "reference's count (spec §7.1 finding 4)",
-            all(same) if same else None,
-            ", ".join(f"s{k} {v}" for k, v in REFERENCE_AVOIDABLE.items()),
-        )
+    return Criterion(
+        "V1a",
+        "-",
+        ", ".join(ours) or "-",
+        "variation's fom > 0 jobs that one class could have held at their start equal the "
+        "reference's count (spec §7.1 finding 4)",
+        all(same) if same else None,
+        ", ".join(f"s{k} {v}" for k, v in REFERENCE_AVOIDABLE.items()),
     )
-    # V2: H1 orderings.
+
+
+def _v2_orderings(c: _Cells) -> Criterion:
+    """V2 (H1): variation places far more jobs in one class than high and low."""
     ours, ok, facts = [], [], []
-    for seed in iid:
-        m = {p: cells.get(("iid", seed, p, False)) for p in ("high", "low", "variation")}
+    for seed in c.iid:
+        m = {p: c.cells.get(("iid", seed, p, False)) for p in ("high", "low", "variation")}
         if not all(m.values()):
             continue
         f0 = {p: m[p]["fom0"] or 0 for p in m}
@@ -410,85 +430,92 @@ def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
         )  # fmt: skip
         facts.append(2.0 <= rh <= 4.0 and 2.0 <= rl <= 4.0)
         ours.append(f"s{seed} {rh:.2f}×/{rl:.2f}×")
-    out.append(
-        Criterion(
-            "V2",
-            "184 fom=0 vs 66/79: 2.8× / 2.3×",
-            ", ".join(ours) or "-",
-            "every seed: variation #fom=0 ≥ 2× each baseline and ≥ 170; mean fom < 0.35 and < ¼ "
-            "of each baseline's; reductions within 2.0-4.0× (order of magnitude of the paper's)",
-            (all(ok) and all(facts)) if ok else None,
-            "2.71-3.85× / 2.79-3.43×",
-        )
+    return Criterion(
+        "V2",
+        "184 fom=0 vs 66/79: 2.8× / 2.3×",
+        ", ".join(ours) or "-",
+        "every seed: variation #fom=0 ≥ 2× each baseline and ≥ 170; mean fom < 0.35 and < ¼ "
+        "of each baseline's; reductions within 2.0-4.0× (order of magnitude of the paper's)",
+        (all(ok) and all(facts)) if ok else None,
+        "2.71-3.85× / 2.79-3.43×",
     )
-    # V3: class packing.
-    cp0, var0, starts, per_seed, strict_ok = [], [], [], [], []
-    strict0, strict_starts = [], []
-    for seed in iid:
-        cp = cells.get(("iid", seed, "classpack", False))
-        var = cells.get(("iid", seed, "variation", False))
+
+
+def _v3_packing(c: _Cells) -> Criterion:
+    """V3: class packing with slack 0 against variation."""
+    cp0, var0, starts, per_seed = [], [], [], []
+    for seed in c.iid:
+        cp = c.cells.get(("iid", seed, "classpack", False))
+        var = c.cells.get(("iid", seed, "variation", False))
         if cp and var:
             cp0.append(cp["fom0"] or 0)
             var0.append(var["fom0"] or 0)
             per_seed.append(cp0[-1] >= var0[-1])
-            starts.append((cp["mean_start"] or 0) / max(var["mean_start"] or 1, 1))
-        strict = cells.get(("iid", seed, "classpack-strict", False))
-        if strict:
-            strict_ok.append(strict["spread_fitting"] == 0)
-        if strict and var:
-            strict0.append(strict["fom0"] or 0)
-            strict_starts.append((strict["mean_start"] or 0) / max(var["mean_start"] or 1, 1))
+            starts.append(c.ratio_of_starts(cp, var))
     mean_cp = statistics.fmean(cp0) if cp0 else 0.0
     held = all(per_seed) and mean_cp >= 190 and all(s <= 1.05 for s in starts)
-    out.append(
-        Criterion(
-            "V3",
-            "184 (one seed of real data)",
-            f"classpack #fom=0 {cp0} (mean {mean_cp:.1f}) vs variation {var0}; mean start "
-            f"ratio {', '.join(f'{s:.3f}' for s in starts)}",
-            "slack 0: #fom=0 ≥ variation's on every seed, ≥ 190 averaged over seeds 1-6, mean "
-            "start ≤ 1.05 × variation's on every seed",
-            held if len(cp0) == 6 else None,
-            "variation 174-182",
-        )
+    return Criterion(
+        "V3",
+        "184 (one seed of real data)",
+        f"classpack #fom=0 {cp0} (mean {mean_cp:.1f}) vs variation {var0}; mean start "
+        f"ratio {', '.join(f'{s:.3f}' for s in starts)}",
+        "slack 0: #fom=0 ≥ variation's on every seed, ≥ 190 averaged over seeds 1-6, mean "
+        "start ≤ 1.05 × variation's on every seed",
+        held if len(cp0) == 6 else None,
+        "variation 174-182",
     )
-    out.append(
-        Criterion(
-            "V3s",
-            "-",
-            f"{sum(strict_ok)} of {len(strict_ok)} seeds with fom=0 for every job that fits "
-            "one class",
-            "slack ∞: fom 0 for every job whose size fits in some class (all 200 on quartz)",
-            all(strict_ok) if strict_ok else None,
-        )
+
+
+def _v3s_strict(c: _Cells) -> Criterion:
+    """V3s: strict class packing keeps every job that fits one class in one class."""
+    strict_ok = []
+    for seed in c.iid:
+        strict = c.cells.get(("iid", seed, "classpack-strict", False))
+        if strict:
+            strict_ok.append(strict["spread_fitting"] == 0)
+    return Criterion(
+        "V3s",
+        "-",
+        f"{sum(strict_ok)} of {len(strict_ok)} seeds with fom=0 for every job that fits one class",
+        "slack ∞: fom 0 for every job whose size fits in some class (all 200 on quartz)",
+        all(strict_ok) if strict_ok else None,
     )
-    budget0, budget_starts = [], []
-    for seed in iid:
-        budget = cells.get(("iid", seed, "classpack-1800", False))
-        var = cells.get(("iid", seed, "variation", False))
+
+
+def _v3i_budget(c: _Cells) -> Criterion:
+    """V3i: class packing with a start budget (1800 s) reaches the project's goal."""
+    budget0, budget_starts, strict0, strict_starts = [], [], [], []
+    for seed in c.iid:
+        var = c.cells.get(("iid", seed, "variation", False))
+        budget = c.cells.get(("iid", seed, "classpack-1800", False))
+        strict = c.cells.get(("iid", seed, "classpack-strict", False))
         if budget and var:
             budget0.append(budget["fom0"] or 0)
-            budget_starts.append((budget["mean_start"] or 0) / max(var["mean_start"] or 1, 1))
+            budget_starts.append(c.ratio_of_starts(budget, var))
+        if strict and var:
+            strict0.append(strict["fom0"] or 0)
+            strict_starts.append(c.ratio_of_starts(strict, var))
     mean_budget = statistics.fmean(budget0) if budget0 else 0.0
     mean_strict = statistics.fmean(strict0) if strict0 else 0.0
-    out.append(
-        Criterion(
-            "V3i",
-            "184",
-            f"classpack-1800 #fom=0 {budget0} (mean {mean_budget:.1f}); mean start ratio "
-            f"{', '.join(f'{s:.3f}' for s in budget_starts)} (classpack-strict: #fom=0 mean "
-            f"{mean_strict:.1f}, mean start ratio "
-            f"{', '.join(f'{s:.3f}' for s in strict_starts)})",
-            "project goal: class packing with ≥ 190 fom=0 jobs averaged over seeds 1-6 and mean "
-            "start ≤ 1.05 × variation's on every seed (slack 1800 s here; slack 0 is V3)",
-            (mean_budget >= 190 and all(s <= 1.05 for s in budget_starts))
-            if len(budget0) == 6
-            else None,
-            "variation 174-182",
-        )
+    return Criterion(
+        "V3i",
+        "184",
+        f"classpack-1800 #fom=0 {budget0} (mean {mean_budget:.1f}); mean start ratio "
+        f"{', '.join(f'{s:.3f}' for s in budget_starts)} (classpack-strict: #fom=0 mean "
+        f"{mean_strict:.1f}, mean start ratio "
+        f"{', '.join(f'{s:.3f}' for s in strict_starts)})",
+        "project goal: class packing with ≥ 190 fom=0 jobs averaged over seeds 1-6 and mean "
+        "start ≤ 1.05 × variation's on every seed (slack 1800 s here; slack 0 is V3)",
+        (mean_budget >= 190 and all(s <= 1.05 for s in budget_starts))
+        if len(budget0) == 6
+        else None,
+        "variation 174-182",
     )
-    # V4: H2 timing with exact visit counts on.
-    var, high = cells.get(("iid", 1, "variation", True)), cells.get(("iid", 1, "high", True))
+
+
+def _v4_timing(c: _Cells) -> Criterion:
+    """V4 (H2): timing with exact visit counts on."""
+    var, high = c.cells.get(("iid", 1, "variation", True)), c.cells.get(("iid", 1, "high", True))
     if var and high:
         # CPU seconds of the whole replay: on a shared machine the wall-time sums of the match
         # calls (shown beside) measure the other processes as much as the matcher
@@ -502,40 +529,57 @@ def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
         passed: bool | None = ratio <= 1.5 and early > 2
     else:
         text, passed = "not measured (needs exact=true, seed 1)", None
-    out.append(
-        Criterion(
-            "V4",
-            "similar times; variation ~10 % faster than high; first jobs cost most",
-            text,
-            "exact visits: variation's CPU time for the queue ≤ 1.5× high's; mean match time of "
-            "the first 5 jobs > 2× the reserved jobs' mean",
-            passed,
-            "variation 20.4 s vs high 5.9 s (3.5×)",
-        )
+    return Criterion(
+        "V4",
+        "similar times; variation ~10 % faster than high; first jobs cost most",
+        text,
+        "exact visits: variation's CPU time for the queue ≤ 1.5× high's; mean match time of "
+        "the first 5 jobs > 2× the reserved jobs' mean",
+        passed,
+        "variation 20.4 s vs high 5.9 s (3.5×)",
     )
 
-    # V5: the speed target, on the spec's machine; the pooled one beside.
+
+def _v5_speed(c: _Cells) -> Criterion:
+    """V5: the speed target, on the spec's socketed machine; the pooled one beside."""
+
     def seconds(lod: str) -> dict[str, float]:
-        got = {p: allcells.get(("iid", 1, p, False, lod)) for p in POLICIES}
+        got = {p: c.all.get(("iid", 1, p, False, lod)) for p in POLICIES}
         return {p: m["cpu_s"] or 0.0 for p, m in got.items() if m is not None}
 
     times, pooled = seconds("socket"), seconds("node")
     ours = "socket: " + (", ".join(f"{p} {t:.1f} s" for p, t in times.items()) or "not run")
     ours += "; pooled: " + (", ".join(f"{p} {t:.1f} s" for p, t in pooled.items()) or "not run")
     timed = [times[p] for p in SPEED_POLICIES if p in times]
-    out.append(
-        Criterion(
-            "V5",
-            "Fig. 7b totals 54.96 s, 52.87 s",
-            ours,
-            f"the 200-job case study (seed 1, the spec's socketed machine) under "
-            f"{TARGET_SECONDS:g} CPU s for each of {', '.join(SPEED_POLICIES)} (the project's "
-            "policies; the other variants timed beside)",
-            all(t < TARGET_SECONDS for t in timed) if len(timed) == len(SPEED_POLICIES) else None,
-            ", ".join(f"{p} {t} s" for p, t in REFERENCE_SECONDS.items()),
-        )
+    return Criterion(
+        "V5",
+        "Fig. 7b totals 54.96 s, 52.87 s",
+        ours,
+        f"the 200-job case study (seed 1, the spec's socketed machine) under "
+        f"{TARGET_SECONDS:g} CPU s for each of {', '.join(SPEED_POLICIES)} (the project's "
+        "policies; the other variants timed beside)",
+        all(t < TARGET_SECONDS for t in timed) if len(timed) == len(SPEED_POLICIES) else None,
+        ", ".join(f"{p} {t} s" for p, t in REFERENCE_SECONDS.items()),
     )
-    return out
+
+
+#: The criteria (spec §7), one function each, in the report's order.
+CRITERIA = (
+    _v1_parity,
+    _v1a_avoidable,
+    _v2_orderings,
+    _v3_packing,
+    _v3s_strict,
+    _v3i_budget,
+    _v4_timing,
+    _v5_speed,
+)
+
+
+def _criteria(allcells: dict[tuple, dict], full: set) -> list[Criterion]:
+    """The criteria; ``full``: keys of cells on the reference's machine and queue size."""
+    cells = _Cells.of(allcells, full)
+    return [criterion(cells) for criterion in CRITERIA]
 
 
 def _figures(report: StudyReport, allcells: dict[tuple, dict], out: Path) -> None:
