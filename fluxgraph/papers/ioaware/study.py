@@ -245,165 +245,211 @@ def _imp(runs: _Runs, wl: str, name: str, base: str = "S0", sleep: int = 60) -> 
     return None if m is None or b is None else improvement(m, b)
 
 
-def _criteria(runs: _Runs) -> list[Criterion]:
-    g, imp = runs.get, _imp
-    out = []
-    w1m = [g("W1", n) for n in ("S0", "S1@20 pre", "S1@15 pre", "S2@20 pre")]
-    out.append(
-        Criterion(
-            "C1",
-            "W1: default > S1@20 > S1@15 > S2@20 (Fig. 3)",
-            " > ".join(f"{m:.0f}" if m is not None else "-" for m in w1m),
-            "M_S0 > M_S1@20 > M_S1@15 > M_S2@20pre (strict)",
-            _check(w1m, lambda a, b, c, d: a > b > c > d),
-        )
+def _c1(runs: _Runs) -> Criterion:
+    """C1: W1: default > S1@20 > S1@15 > S2@20 (Fig. 3)."""
+    w1m = [runs.get("W1", n) for n in ("S0", "S1@20 pre", "S1@15 pre", "S2@20 pre")]
+    return Criterion(
+        "C1",
+        "W1: default > S1@20 > S1@15 > S2@20 (Fig. 3)",
+        " > ".join(f"{m:.0f}" if m is not None else "-" for m in w1m),
+        "M_S0 > M_S1@20 > M_S1@15 > M_S2@20pre (strict)",
+        _check(w1m, lambda a, b, c, d: a > b > c > d),
     )
+
+
+def _c2(runs: _Runs) -> Criterion:
+    """C2: W1 vs default: S1@20 10%, S1@15 20%, S2@20 26%, S2@20 untrained 25%."""
     ranges = {
         "S1@20 pre": (5, 18),
         "S1@15 pre": (14, 26),
         "S2@20 pre": (19, 31),
         "S2@20 untrained": (15, 31),
     }
-    w1i = {n: imp(runs, "W1", n) for n in ranges}
-    out.append(
-        Criterion(
-            "C2",
-            "W1 vs default: S1@20 10%, S1@15 20%, S2@20 26%, S2@20 untrained 25%",
-            ", ".join(f"{n} {_pct(v)}" for n, v in w1i.items()),
-            "in [5,18], [14,26], [19,31], [15,31] %",
-            _check(
-                list(w1i.values()),
-                lambda *v: all(
-                    lo <= x <= hi for x, (lo, hi) in zip(v, ranges.values(), strict=True)
-                ),
-            ),
-        )
+    w1i = {n: _imp(runs, "W1", n) for n in ranges}
+    return Criterion(
+        "C2",
+        "W1 vs default: S1@20 10%, S1@15 20%, S2@20 26%, S2@20 untrained 25%",
+        ", ".join(f"{n} {_pct(v)}" for n, v in w1i.items()),
+        "in [5,18], [14,26], [19,31], [15,31] %",
+        _check(
+            list(w1i.values()),
+            lambda *v: all(lo <= x <= hi for x, (lo, hi) in zip(v, ranges.values(), strict=True)),
+        ),
     )
-    a = imp(runs, "W1", "S2@20 untrained", "S1@15 pre")
-    b = imp(runs, "W1", "S2@20 pre", "S1@15 pre")
-    out.append(
-        Criterion(
-            "C3",
-            "W1: S2@20 untrained 5.5% better than S1@15; S2 5-8% better than I/O-aware (H1)",
-            f"untrained {_pct(a)}, pre {_pct(b)} vs S1@15",
-            "I(S2@20u | S1@15) >= 1% and I(S2@20pre | S1@15) >= 3%",
-            _check([a, b], lambda x, y: x >= 1 and y >= 3),
-        )
+
+
+def _c3(runs: _Runs) -> Criterion:
+    """C3: W1: S2@20 untrained 5.5% better than S1@15; S2 5-8% better than I/O-aware (H1)."""
+    a = _imp(runs, "W1", "S2@20 untrained", "S1@15 pre")
+    b = _imp(runs, "W1", "S2@20 pre", "S1@15 pre")
+    return Criterion(
+        "C3",
+        "W1: S2@20 untrained 5.5% better than S1@15; S2 5-8% better than I/O-aware (H1)",
+        f"untrained {_pct(a)}, pre {_pct(b)} vs S1@15",
+        "I(S2@20u | S1@15) >= 1% and I(S2@20pre | S1@15) >= 3%",
+        _check([a, b], lambda x, y: x >= 1 and y >= 3),
     )
-    c, x = g("W1", "S2@20 pre", "steady_write8"), g("W1", "S2@20 pre", "steady_throughput")
-    out.append(
-        Criterion(
-            "C4",
-            "W1 S2@20: settles at 2-3 concurrent write8, about 10 GiB/s (Fig. 3(d))",
-            f"{c} jobs, {x:.2f} GiB/s" if c is not None and x is not None else "-",
-            "steady write8 concurrency in [2, 3], steady X(t) in [6, 11] GiB/s",
-            _check([c, x], lambda c, x: 2 <= c <= 3 and 6 <= x <= 11),
-        )
+
+
+def _c4(runs: _Runs) -> Criterion:
+    """C4: W1 S2@20: settles at 2-3 concurrent write8, about 10 GiB/s (Fig. 3(d))."""
+    c, x = (
+        runs.get("W1", "S2@20 pre", "steady_write8"),
+        runs.get("W1", "S2@20 pre", "steady_throughput"),
     )
-    t0, c20 = g("W1", "S1@20 pre", "t0.write8"), g("W1", "S1@20 pre", "steady_write8")
-    out.append(
-        Criterion(
-            "C5",
-            "W1 S1@20: fewer than 6 write8 at first, then more as estimates drop (Fig. 3(b))",
-            f"{t0:.0f} at t=0, steady {c20:.0f}" if t0 is not None and c20 is not None else "-",
-            "at most 5 write8 start at t=0; steady write8 concurrency >= 7",
-            _check([t0, c20], lambda a, b: a <= 5 and b >= 7),
-        )
+    return Criterion(
+        "C4",
+        "W1 S2@20: settles at 2-3 concurrent write8, about 10 GiB/s (Fig. 3(d))",
+        f"{c} jobs, {x:.2f} GiB/s" if c is not None and x is not None else "-",
+        "steady write8 concurrency in [2, 3], steady X(t) in [6, 11] GiB/s",
+        _check([c, x], lambda c, x: 2 <= c <= 3 and 6 <= x <= 11),
     )
-    w2m = [g("W2", n) for n in ("S0", "S1@20 pre", "S1@15 pre", "S2@20 pre", "S2@15 pre")]
-    out.append(
-        Criterion(
-            "C6",
-            "W2: default > S1@20 > S1@15 > S2 (Fig. 6)",
-            ", ".join(f"{m:.0f}" if m is not None else "-" for m in w2m),
-            "M_S0 > M_S1@20 > M_S1@15, M_S2@20 < M_S1@15, M_S2@15 < M_S1@15",
-            _check(w2m, lambda a, b, c, d, e: a > b > c and d < c and e < c),
-        )
+
+
+def _c5(runs: _Runs) -> Criterion:
+    """C5: W1 S1@20: fewer than 6 write8 at first, then more as estimates drop (Fig. 3(b))."""
+    t0, c20 = runs.get("W1", "S1@20 pre", "t0.write8"), runs.get("W1", "S1@20 pre", "steady_write8")
+    return Criterion(
+        "C5",
+        "W1 S1@20: fewer than 6 write8 at first, then more as estimates drop (Fig. 3(b))",
+        f"{t0:.0f} at t=0, steady {c20:.0f}" if t0 is not None and c20 is not None else "-",
+        "at most 5 write8 start at t=0; steady write8 concurrency >= 7",
+        _check([t0, c20], lambda a, b: a <= 5 and b >= 7),
     )
+
+
+def _c6(runs: _Runs) -> Criterion:
+    """C6: W2: default > S1@20 > S1@15 > S2 (Fig. 6)."""
+    w2m = [runs.get("W2", n) for n in ("S0", "S1@20 pre", "S1@15 pre", "S2@20 pre", "S2@15 pre")]
+    return Criterion(
+        "C6",
+        "W2: default > S1@20 > S1@15 > S2 (Fig. 6)",
+        ", ".join(f"{m:.0f}" if m is not None else "-" for m in w2m),
+        "M_S0 > M_S1@20 > M_S1@15, M_S2@20 < M_S1@15, M_S2@15 < M_S1@15",
+        _check(w2m, lambda a, b, c, d, e: a > b > c and d < c and e < c),
+    )
+
+
+def _c7(runs: _Runs) -> Criterion:
+    """C7: W2 vs default: S1@20 4%, S1@15 7%, S2@20 12%; S2@20 5% better than S1@15."""
     ranges2 = {"S1@20 pre": (1, 9), "S1@15 pre": (3, 12), "S2@20 pre": (6, 16)}
-    w2i = {n: imp(runs, "W2", n) for n in ranges2}
-    vs15 = imp(runs, "W2", "S2@20 pre", "S1@15 pre")
-    out.append(
-        Criterion(
-            "C7",
-            "W2 vs default: S1@20 4%, S1@15 7%, S2@20 12%; S2@20 5% better than S1@15",
-            ", ".join(f"{n} {_pct(v)}" for n, v in w2i.items()) + f"; vs S1@15 {_pct(vs15)}",
-            "in [1,9], [3,12], [6,16] %; I(S2@20 | S1@15) >= 2%",
-            _check(
-                [*w2i.values(), vs15],
-                lambda p, q, r, s: 1 <= p <= 9 and 3 <= q <= 12 and 6 <= r <= 16 and s >= 2,
-            ),
-        )
+    w2i = {n: _imp(runs, "W2", n) for n in ranges2}
+    vs15 = _imp(runs, "W2", "S2@20 pre", "S1@15 pre")
+    return Criterion(
+        "C7",
+        "W2 vs default: S1@20 4%, S1@15 7%, S2@20 12%; S2@20 5% better than S1@15",
+        ", ".join(f"{n} {_pct(v)}" for n, v in w2i.items()) + f"; vs S1@15 {_pct(vs15)}",
+        "in [1,9], [3,12], [6,16] %; I(S2@20 | S1@15) >= 2%",
+        _check(
+            [*w2i.values(), vs15],
+            lambda p, q, r, s: 1 <= p <= 9 and 3 <= q <= 12 and 6 <= r <= 16 and s >= 2,
+        ),
     )
-    i15, i20 = g("W2", "S1@15 pre", "idle_second_half"), g("W2", "S2@20 pre", "idle_second_half")
-    out.append(
-        Criterion(
-            "C8",
-            "W2 S1@15 runs out of sleep jobs, idle nodes in the 2nd half; S2 has none (Fig. 5)",
-            f"S1@15 {i15:.0f}, S2@20 {i20:.0f} node-s" if i15 is not None and i20 else "-",
-            "2nd-half idle node-seconds of S1@15 >= 3x those of S2@20",
-            _check([i15, i20], lambda a, b: a >= 3 * b),
-        )
+
+
+def _c8(runs: _Runs) -> Criterion:
+    """C8: W2 S1@15 runs out of sleep jobs, idle nodes in the 2nd half; S2 has none (Fig. 5)."""
+    i15, i20 = (
+        runs.get("W2", "S1@15 pre", "idle_second_half"),
+        runs.get("W2", "S2@20 pre", "idle_second_half"),
     )
-    tgt = g("W2", "S2@20 pre", "target_t0")
-    out.append(
-        Criterion(
-            "C9",
-            "W2: the target stays above 15 GiB/s (§VII-A)",
-            f"R~ = {tgt:.3f} GiB/s at t=0" if tgt is not None else "-",
-            "R~ at t=0 > 15 GiB/s",
-            _check([tgt], lambda t: t > 15),
-        )
+    return Criterion(
+        "C8",
+        "W2 S1@15 runs out of sleep jobs, idle nodes in the 2nd half; S2 has none (Fig. 5)",
+        f"S1@15 {i15:.0f}, S2@20 {i20:.0f} node-s" if i15 is not None and i20 else "-",
+        "2nd-half idle node-seconds of S1@15 >= 3x those of S2@20",
+        _check([i15, i20], lambda a, b: a >= 3 * b),
     )
+
+
+def _c9(runs: _Runs) -> Criterion:
+    """C9: W2: the target stays above 15 GiB/s (§VII-A)."""
+    tgt = runs.get("W2", "S2@20 pre", "target_t0")
+    return Criterion(
+        "C9",
+        "W2: the target stays above 15 GiB/s (§VII-A)",
+        f"R~ = {tgt:.3f} GiB/s at t=0" if tgt is not None else "-",
+        "R~ at t=0 > 15 GiB/s",
+        _check([tgt], lambda t: t > 15),
+    )
+
+
+def _c10(runs: _Runs) -> Criterion:
+    """C10: naive adaptive leaves nodes idle on W2 (§VII-A, no numbers)."""
     pairs = [(wl, lim) for wl in ("W1", "W2") for lim in (20, 15)]
-    ratios = {(wl, lim): (g(wl, f"S2n@{lim} pre"), g(wl, f"S2@{lim} pre")) for wl, lim in pairs}
+    ratios = {
+        (wl, lim): (runs.get(wl, f"S2n@{lim} pre"), runs.get(wl, f"S2@{lim} pre"))
+        for wl, lim in pairs
+    }
     ours = ", ".join(
         f"{wl}@{lim} {n / s:.3f}" if n is not None and s else f"{wl}@{lim} -"
         for (wl, lim), (n, s) in ratios.items()
     )
     flat = [v for pair in ratios.values() for v in pair]
-    out.append(
-        Criterion(
-            "C10",
-            "naive adaptive leaves nodes idle on W2 (§VII-A, no numbers)",
-            f"M_S2n / M_S2: {ours}",
-            "W2: M_S2n >= 1.03 M_S2 at both limits; W1: |M_S2n - M_S2| <= 1%",
-            _check(
-                flat,
-                lambda a, b, c, d, e, f, h, k: (
-                    abs(a / b - 1) <= 0.01
-                    and abs(c / d - 1) <= 0.01
-                    and e >= 1.03 * f
-                    and h >= 1.03 * k
-                ),
+    return Criterion(
+        "C10",
+        "naive adaptive leaves nodes idle on W2 (§VII-A, no numbers)",
+        f"M_S2n / M_S2: {ours}",
+        "W2: M_S2n >= 1.03 M_S2 at both limits; W1: |M_S2n - M_S2| <= 1%",
+        _check(
+            flat,
+            lambda a, b, c, d, e, f, h, k: (
+                abs(a / b - 1) <= 0.01
+                and abs(c / d - 1) <= 0.01
+                and e >= 1.03 * f
+                and h >= 1.03 * k
             ),
-        )
+        ),
     )
+
+
+def _c11(runs: _Runs) -> Criterion:
+    """C11: W2 over repeated runs: median S2@20 < S1@20 < default (Fig. 6)."""
     med = {n: statistics.median(v) for n, v in runs.noisy.items() if v}
     names = ("S2@20 pre", "S1@20 pre", "S0")
-    out.append(
-        Criterion(
-            "C11",
-            "W2 over repeated runs: median S2@20 < S1@20 < default (Fig. 6)",
-            ", ".join(f"{n} {med[n]:.0f}" if n in med else f"{n} -" for n in names)
-            + f" ({min((len(v) for v in runs.noisy.values()), default=0)} seeds)",
-            f"sigma = {NOISE_SIGMA}: median M_S2@20 < M_S1@20 < M_S0",
-            _check([med.get(n) for n in names], lambda a, b, c: a < b < c),
-        )
+    return Criterion(
+        "C11",
+        "W2 over repeated runs: median S2@20 < S1@20 < default (Fig. 6)",
+        ", ".join(f"{n} {med[n]:.0f}" if n in med else f"{n} -" for n in names)
+        + f" ({min((len(v) for v in runs.noisy.values()), default=0)} seeds)",
+        f"sigma = {NOISE_SIGMA}: median M_S2@20 < M_S1@20 < M_S0",
+        _check([med.get(n) for n in names], lambda a, b, c: a < b < c),
     )
+
+
+def _c12(runs: _Runs) -> Criterion:
+    """C12: concave throughput, ~15 GiB/s long-term, ~20 short-term peak (Fig. 4)."""
     curve = [round(x, 2) for x in runs.curve[1:]]
     worst = max((abs(a - b) for a, b in zip(curve, SPEC_CURVE, strict=False)), default=None)
-    out.append(
-        Criterion(
-            "C12",
-            "concave throughput, ~15 GiB/s long-term, ~20 short-term peak (Fig. 4)",
-            f"X(8), X(64), X(120) = {curve[0]}, {curve[7]}, {curve[14]}" if curve else "-",
-            "X(8m) equals the §5.1 table to 2 decimals, m = 1..15",
-            None if not curve else curve == SPEC_CURVE,
-            f"largest difference {worst:.3f}" if worst is not None else "",
-        )
+    return Criterion(
+        "C12",
+        "concave throughput, ~15 GiB/s long-term, ~20 short-term peak (Fig. 4)",
+        f"X(8), X(64), X(120) = {curve[0]}, {curve[7]}, {curve[14]}" if curve else "-",
+        "X(8m) equals the §5.1 table to 2 decimals, m = 1..15",
+        None if not curve else curve == SPEC_CURVE,
+        f"largest difference {worst:.3f}" if worst is not None else "",
     )
-    return out
+
+
+#: The criteria, one function each, in the report's order.
+CRITERIA = (
+    _c1,
+    _c2,
+    _c3,
+    _c4,
+    _c5,
+    _c6,
+    _c7,
+    _c8,
+    _c9,
+    _c10,
+    _c11,
+    _c12,
+)
+
+
+def _criteria(runs: _Runs) -> list[Criterion]:
+    return [criterion(runs) for criterion in CRITERIA]
 
 
 def _table(
