@@ -9,6 +9,12 @@ slowdown, node utilisation) beside the anchors the issue names.
     python3 benchmarks/sim_bench.py                       # easy on 1K/3K/10K/28K prefixes
     python3 benchmarks/sim_bench.py --queues easy,conservative,hybrid --prefixes 3000
     python3 benchmarks/sim_bench.py --write   # + benchmarks/results/sim_bench_<date>.json
+    python3 benchmarks/sim_bench.py --prefixes 3000,0 --cqsim   # + CQSim on the same prefixes
+
+``--cqsim`` runs ``../shared/peers/cqsim/run_cqsim.sh TRACE [LIMIT]`` (FCFS + EASY) right after
+each of our runs and prints the ratio of the two wall times (only the ratio means anything: both
+run on the same host in the same minute). Run it against older code with ``PYTHONPATH``
+pointing at another checkout (e.g. a ``git worktree``) for a before/after table.
 
 Without ``../shared/traces`` the bundled 500-job KTH sample is used.
 """
@@ -17,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
+import subprocess
 import sys
 import time
 import warnings
@@ -32,6 +40,7 @@ from fluxgraph.workload import WorkloadWarning, bundled_trace, load_workload
 
 REPO = Path(__file__).resolve().parents[1]
 KTH = REPO.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
+CQSIM = REPO.parent / "shared" / "peers" / "cqsim" / "run_cqsim.sh"
 
 #: The issue's anchors for KTH-SP2 with FCFS priority and EASY backfilling.
 ANCHORS = {
@@ -76,6 +85,14 @@ def run_once(jobs, queue: str, policy: str, depth: int) -> dict:
     }
 
 
+def run_cqsim(trace: str, limit: int) -> dict:
+    """CQSim (FCFS + EASY) on the first ``limit`` jobs (0: all): its wall time and metrics."""
+    cmd = ["bash", str(CQSIM), trace] + ([str(limit)] if limit else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    got = dict(re.findall(r"(\w+)=([\d.]+)", out))
+    return {k: float(v) for k, v in got.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -90,6 +107,7 @@ def main(argv=None) -> int:
     ap.add_argument("--policy", default="first")
     ap.add_argument("--reservation-depth", type=int, default=64)
     ap.add_argument("--write", action="store_true", help="write the results JSON")
+    ap.add_argument("--cqsim", action="store_true", help="also time CQSim on each prefix")
     args = ap.parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WorkloadWarning)  # the drops are printed below
@@ -114,6 +132,16 @@ def main(argv=None) -> int:
                 f"passes {calls['passes']} (resumed {calls['resumed_passes']})",
                 flush=True,
             )
+            if args.cqsim and queue == "easy":
+                peer = run_cqsim(args.trace, prefix)
+                row["cqsim"] = peer
+                row["ratio_to_cqsim"] = round(row["seconds"] / peer["wall_s"], 3)
+                print(
+                    f"{'cqsim easy':>12} {int(peer['jobs']):>6} jobs {peer['wall_s']:>9.2f} s"
+                    f"  wait {peer['avg_wait']:>9.1f} s  bsld {peer['bsld']:>7.2f}"
+                    f"  -> ours / cqsim = {row['ratio_to_cqsim']:.2f}x",
+                    flush=True,
+                )
     print("anchors: " + ", ".join(f"{k} {v}" for k, v in ANCHORS.items()))
     if args.write:
         info = machine_info(REPO)

@@ -10,6 +10,7 @@ Used by the ``resource-query`` front end, simulators and notebooks alike::
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -26,6 +27,8 @@ from fluxgraph.policies import MatchPolicy, create_policy
 from fluxgraph.traverser import elastic as _elastic
 from fluxgraph.traverser.core import OPS, Traverser
 from fluxgraph.traverser.dfu import GRAPH_END
+from fluxgraph.traverser.fastpath import FlatNodes
+from fluxgraph.traverser.fastpath_verify import Recorder, assert_same_state, expect
 from fluxgraph.traverser.find import find as _find
 from fluxgraph.traverser.flexible import FlexibleTraverser
 from fluxgraph.traverser.pruning import PruningConfig
@@ -127,6 +130,11 @@ class Matcher:
     exact_visit_counts : visit every vertex as the reference does, so that the visit counts
         (``preorder``/``postorder``) equal its statistics; otherwise id-ordered policies stop
         early where that provably selects the same resources (much faster on large graphs).
+    fastpath : ``"auto"`` answers whole-node requests on flat machines from per-node bookings
+        (:mod:`fluxgraph.traverser.fastpath`) where that is exact, and walks otherwise;
+        ``"off"`` always walks; ``"verify"`` also runs every operation on a walk-only copy of
+        the graph and raises ``AssertionError`` unless outcomes, emitted selections and the
+        whole scheduling state agree.
 
     Raises
     ------
@@ -144,7 +152,16 @@ class Matcher:
         prune: str = DEFAULT_PRUNE,
         traverser: str = "simple",
         exact_visit_counts: bool = False,
+        fastpath: str = "auto",
     ) -> None:
+        if fastpath not in ("auto", "off", "verify"):
+            raise MatchError(f"fastpath is auto, off or verify, not {fastpath!r}", errno=EINVAL)
+        self._shadow: Matcher | None = None
+        if fastpath == "verify":  # the walk-only twin every operation is compared with
+            twin = policy if isinstance(policy, str) else copy.deepcopy(policy)
+            self._shadow = Matcher(
+                copy.deepcopy(graph), subsystems, twin, prune, traverser, exact_visit_counts, "off"
+            )
         try:
             self.policy = create_policy(policy)
         except MatchError as err:
@@ -178,6 +195,8 @@ class Matcher:
         cls = FlexibleTraverser if traverser == "flexible" else Traverser
         self.traverser = cls(graph, self.subsystems, self.policy, pruning)
         self.traverser.shortcuts = traverser == "simple" and not exact_visit_counts
+        if fastpath != "off" and type(self.traverser) is Traverser:
+            self.traverser.fastpath = FlatNodes(self.traverser)
         if self.traverser.initialize() != 0:
             raise MatchError("can't initialize traverser", errno=self.traverser.errno)
         types.finalize()
@@ -196,6 +215,20 @@ class Matcher:
 
         ``at`` (see :meth:`match`) selects at that single time instead of ``now``.
         """
+        shadow = self._shadow
+        if shadow is None:
+            return self._run(jobspec, op, job_id, writer, now, at)
+        theirs, mine = Recorder(None), Recorder(writer)
+        expected = shadow._run(jobspec, op, job_id, theirs, now, at)
+        out = self._run(jobspec, op, job_id, mine, now, at)
+        got = (out.rc, out.errno, out.at, out.duration, out.message)
+        want = (expected.rc, expected.errno, expected.at, expected.duration, expected.message)
+        expect(got == want, f"{op} job {job_id}: fast path {got} != walk {want}")
+        expect(mine.calls == theirs.calls, f"{op} job {job_id}: the emitted selections differ")
+        assert_same_state(self.traverser, shadow.traverser)
+        return out
+
+    def _run(self, jobspec, op, job_id, writer, now, at) -> MatchOutcome:
         tr = self.traverser
         if op not in OPS:
             return MatchOutcome(-1, EINVAL, now, 0, f"unknown match operation {op!r}", 0, 0)
@@ -269,8 +302,16 @@ class Matcher:
         MatchError
             If the job is unknown or the cancel failed (planners are left consistent).
         """
-        if self.traverser.cancel(job_id) != 0:
-            raise MatchError(f"cancel of job {job_id} failed", errno=self.traverser.errno or EINVAL)
+        tr = self.traverser
+        rc = tr.cancel(job_id)
+        shadow = self._shadow
+        if shadow is not None:
+            st = shadow.traverser
+            want = (st.cancel(job_id), st.preorder, st.postorder)
+            expect((rc, tr.preorder, tr.postorder) == want, f"cancel {job_id}: differs from walk")
+            assert_same_state(tr, st)
+        if rc != 0:
+            raise MatchError(f"cancel of job {job_id} failed", errno=tr.errno or EINVAL)
 
     def find(self, expression: str, writer) -> int:
         """Emit the vertices matching ``expression`` to ``writer``; the count emitted.
@@ -290,6 +331,8 @@ class Matcher:
         MatchError
             For an unknown path or status (nothing changes).
         """
+        if self._shadow is not None:
+            self._shadow.set_status(target, status)
         return _mark(self.traverser, target, status)
 
     def properties_changed(self) -> None:
@@ -299,6 +342,15 @@ class Matcher:
         self.traverser.candidate_scores.clear()
         if self.traverser.replay is not None:
             self.traverser.replay.clear()
+        if self._shadow is not None:
+            self._shadow.properties_changed()
+        self._forget_mirror()
+
+    def _forget_mirror(self) -> None:
+        """The state changed outside match and cancel: the fast path re-reads it."""
+        fast = self.traverser.fastpath
+        if fast is not None:
+            fast.invalidate()
 
     def update(
         self, reader: str, text: str, job_id: int, at: int, duration: int, writer
@@ -309,6 +361,9 @@ class Matcher:
         ``writer`` as the original match emitted it. Never raises: a rejected text gives
         ``rc == -1`` with the reference's message (nothing changed).
         """
+        if self._shadow is not None:
+            self._shadow.update(reader, text, job_id, at, duration, Recorder(None))
+        self._forget_mirror()
         rc, errno, message = _elastic.update(
             self.traverser, reader, text, job_id, at, duration, writer
         )
@@ -323,6 +378,9 @@ class Matcher:
         fluxgraph.errors.ReaderError
             If the JGF is malformed or adds a second root (nothing changes).
         """
+        if self._shadow is not None:
+            self._shadow.attach(text)
+        self._forget_mirror()
         _elastic.attach(self.traverser, text)
 
     def remove_subgraph(self, path: str) -> None:
@@ -333,6 +391,9 @@ class Matcher:
         MatchError
             If no vertex has ``path`` (nothing changes).
         """
+        if self._shadow is not None:
+            self._shadow.remove_subgraph(path)
+        self._forget_mirror()
         _elastic.remove_subgraph(self.traverser, path)
 
     def remove_ranks(self, ranks: Sequence[int]) -> None:
@@ -343,6 +404,9 @@ class Matcher:
         MatchError
             With ``stage`` set (see :class:`fluxgraph.traverser.elastic.RankRemovalError`).
         """
+        if self._shadow is not None:
+            self._shadow.remove_ranks(ranks)
+        self._forget_mirror()
         _elastic.remove_ranks(self.traverser, ranks)
 
     def partial_cancel(self, job_id: int, reader: str, text: str) -> bool:
@@ -355,4 +419,7 @@ class Matcher:
         MatchError
             For a bad reader, text or job (nothing changes).
         """
+        if self._shadow is not None:
+            self._shadow.partial_cancel(job_id, reader, text)
+        self._forget_mirror()
         return _elastic.partial_cancel(self.traverser, job_id, reader, text)

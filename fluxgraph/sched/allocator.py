@@ -107,7 +107,8 @@ def node_ranks(graph: ResourceGraph) -> list[int]:
 
 
 class MatcherAllocator:
-    """One jobspec per job (its ``shape``), booked by one matcher call on ``graph``.
+    """One jobspec per job (its ``shape``), booked by one matcher call on ``graph``
+    (``fastpath``: the matcher's, see :class:`~fluxgraph.matcher.Matcher`).
 
     >>> from fluxgraph.machines import build_machine
     >>> alloc = MatcherAllocator(build_machine("nodes=2,cores=4"), JobShape("node", 4))
@@ -125,13 +126,14 @@ class MatcherAllocator:
         shape: JobShape,
         policy: str = "first",
         prune: str = "ALL:node,ALL:core",
+        fastpath: str = "auto",
     ) -> None:
         nodes = graph.by_type.get("node", [])
         if not nodes:
             raise SimulationError("the machine has no node vertices")
         self.graph = graph
         self.shape = shape
-        self.matcher = Matcher(graph, policy=policy, prune=prune)
+        self.matcher = Matcher(graph, policy=policy, prune=prune, fastpath=fastpath)
         self.total_nodes = len(nodes)
         self.total_cores = len(graph.by_type.get("core", []))
         self._rank_of = node_ranks(graph)

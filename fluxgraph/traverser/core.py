@@ -43,6 +43,15 @@ _SAT_OPS = ("allocate_with_satisfiability", "satisfiability")
 class Traverser(Booker):
     """Match, update and cancel on one graph with one policy (see module docstring)."""
 
+    #: The exact fast path for whole-node requests on flat machines
+    #: (:class:`~fluxgraph.traverser.fastpath.FlatNodes`), set by the matcher; ``None``: off.
+    fastpath = None
+    #: Bumped by every status change (:func:`~fluxgraph.traverser.status.mark`).
+    status_epoch = 0
+    _fast_p = 0
+    _fast_agg: list[int] | None = None
+    _fast_chosen: list[int] | None = None
+
     def initialize(self) -> int:
         """Build the pruning-filter aggregates of every subsystem; 0, or -1 (missing root)."""
         self.colors.reset()
@@ -176,6 +185,7 @@ class Traverser(Booker):
         x = any(r.type == rtype and r.exclusive is True for r in requests)
         saved = set(self.exclusive_types)
         dfv = self._prime_cached(requests)
+        self._fast_p = self._fast_accept(requests, jobid, at, duration, constraint, root, dfv)
         meta = JobMeta(jobid, at, duration, constraint, queue)
         if now is not None and now < at:
             meta.now = now
@@ -200,9 +210,40 @@ class Traverser(Booker):
                     return -1, meta.at, meta.duration
                 if meta.at + meta.duration > graph_end:
                     meta.duration = graph_end - meta.at
-                rc = self.update(root, writer, meta)
+                if self._fast_p:
+                    rc = self.fastpath.book(self._fast_chosen, meta, writer)
+                else:
+                    rc = self.update(root, writer, meta)
+                    if rc == 0 and self.fastpath is not None and meta.alloc_type != NO_ALLOC:
+                        self.fastpath.adopt(jobid)
         self.exclusive_types = saved
         return rc, meta.at, meta.duration
+
+    def _fast_accept(self, requests, jobid, at, duration, constraint, root, dfv) -> int:
+        """``p`` when the fast path answers this match (nodes asked for), else 0; keeps the
+        request's need in the root aggregate's types for its pre-check."""
+        fast = self.fastpath
+        if fast is None or not self.shortcuts or constraint is not None:
+            return 0
+        p = fast.accept(requests, jobid, at, duration)
+        if p:
+            subplans = self.graph.schedule.subplans[root]
+            rootagg = subplans.get(self.dom) if subplans else None
+            self._fast_agg = (
+                None if rootagg is None else [dfv.get(t, 0) for t in rootagg.resource_types]
+            )
+        return p
+
+    def cancel(self, jobid: int) -> int:
+        """Remove every span and tag of ``jobid``; 0, or -1 with ``self.errno`` (the fast
+        path's own jobs are removed by it, in the cancel walk's order)."""
+        fast = self.fastpath
+        if fast is not None and fast.owns(jobid):
+            return fast.cancel(jobid)
+        rc = super().cancel(jobid)
+        if fast is not None:
+            fast.forget(jobid)
+        return rc
 
     def prime(self, requests: list[Request], dfv: dict[str, int]) -> None:
         """Fill each request's ``user_data`` and the request-wide totals ``dfv`` (§6.4)."""
@@ -242,6 +283,13 @@ class Traverser(Booker):
         return dfv
 
     def _select(self, requests, root, meta, x) -> int:
+        if self._fast_p:
+            chosen = self.fastpath.select(self._fast_p, meta, self._fast_agg)
+            if chosen is not False:
+                self._fast_chosen = chosen
+                self.preorder = self.postorder = 0
+                return -1 if chosen is None else 0
+            self._fast_p = 0  # the walk decides this select and the rest of the match
         rc = self.select(requests, root, meta, x)
         self.total_preorder += self.preorder
         self.total_postorder += self.postorder

@@ -90,6 +90,7 @@ def mark(traverser: Traverser, target: str | Iterable[int], status: str | int) -
     sign = 1 if code == STATUS_UP else -1
     g = traverser.graph
     traverser.probe_memo.clear()  # a probe's outcome depends on the statuses below
+    traverser.status_epoch = getattr(traverser, "status_epoch", 0) + 1  # (the fast path's)
     if traverser.replay is not None:
         traverser.replay.clear()  # and so does a recorded visit
     if isinstance(target, str):

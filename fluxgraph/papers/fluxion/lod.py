@@ -5,8 +5,8 @@ filled with the job ``node{slot{10 core, 8 memory, 1 bb}}`` (High: ``node{slot{s
 by ``match allocate`` until the machine is full (or ``max_jobs`` matches, the quick grid), per
 match policy and pruning filter; a cell records the match time per job. The paper's Fig. 7a
 gives no numbers in its text, only the claims the criteria check; the reference figures are
-those of the C++ ``resource-query`` measured on this machine class (the project's targets, prune ALL:core,
-whole run / jobs). ``benchmarks/lod_bench.py`` measures the same way.
+those of the C++ ``resource-query`` measured on this machine class (the project's targets,
+prune ALL:core, whole run / jobs). ``benchmarks/lod_bench.py`` measures the same way.
 """
 
 from __future__ import annotations

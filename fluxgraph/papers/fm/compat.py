@@ -1,8 +1,9 @@
 """``--compat fm-simulator``: the public FM simulator's scheduling rules on the shared simulator.
 
-The specification's cross-check (spec §7) runs the paper's own simulator (Artlands/DisaggregationAwareScheduler)
-with its code's rules; spec §9 D11, D17 and D22 describe them. This pass reproduces those rules
-as stated there, not the specification's §4.3 EASY:
+The specification's cross-check (spec §7) runs the paper's own simulator
+(Artlands/DisaggregationAwareScheduler) with its code's rules; spec §9 D11, D17 and D22
+describe them. This pass reproduces those rules as stated there, not the specification's §4.3
+EASY:
 
 * **ticks**: a pass every simulated second while jobs wait (D22), not only at events;
 * **one job per step**: a step orders the queue by the priority at ``now`` (larger first, ties

@@ -1,0 +1,624 @@
+"""An exact fast path for whole-node requests on flat machines (issue 35).
+
+The common simulation request, ``node[p] (exclusive) > slot[1] > {core[c], memory[m], ...}``,
+on a machine whose root holds only nodes and whose nodes hold only leaves, has an answer the
+selection walk reaches by visiting every candidate node and its leaves: the walk takes the first
+``p`` nodes in its candidate order that no job touches during the window (and, for a match made
+now, that hold no allocation), and books each one whole with every leaf below it. This module
+answers the same select, update and cancel from per-node booking lists, and writes exactly the
+planner spans, span ids, tags, job maps, aggregate spans and exploration weights the walk writes,
+emitting the same selection to the writer in the same order. Later walks on the same traverser
+therefore meet the state they would have met.
+
+Why the answers are the walk's (the differential tests in ``tests/traverser/test_fastpath.py``
+check every case below against the walk):
+
+* every vertex's status is up (checked; any status change re-checks), so status prunes nothing;
+* a node some job touches during the window fails its exclusivity check (its checker holds that
+  job's span); a node no job touches has every leaf free over the window, so its slot forms
+  whenever the node holds enough leaves of each requested type (checked once per request shape:
+  otherwise the walk decides);
+* a match at ``now`` fails a node or a leaf holding any allocation; every allocation below a
+  node is recorded with the node (``alloc``);
+* the walk ranks candidate nodes by the policy: ``first`` explores the root's out-edges by the
+  learned weights (:meth:`~fluxgraph.traverser.explore.Explorer.sorted_out_edges`, the same list
+  is read here and re-keyed as the walk re-keys it) and keeps the first ``p`` that pass; the
+  other id policies keep the ``p`` passing nodes of lowest (highest) id, node ids being distinct;
+* a node taken for an exclusive request is booked whole (every leaf below it, in child-edge
+  order), whichever leaves the slot chose;
+* where the root aggregate cannot supply the request's units over the window, fewer than ``p``
+  nodes are free (nodes are alike and a node in use holds its units over the job's window): the
+  match fails there without a scan (issue 35's item 1), with the walk's errno (ENODEV).
+
+The engine owns a mirror of the bookings below nodes. It is trusted only while the job ids
+tagged at the root equal the ones it knows (a job booked or cancelled elsewhere is re-read from
+the planners: :meth:`FlatNodes.resync`), the graph and statuses are unchanged, and every vertex
+is up; otherwise the request goes to the walk.
+
+Example::
+
+    >>> from fluxgraph.machines import build_machine
+    >>> from fluxgraph.matcher import Matcher
+    >>> m = Matcher(build_machine("nodes=4,cores=2"), policy="first")
+    >>> spec = {"version": 9999, "resources": [{"type": "node", "count": 2, "exclusive": True,
+    ...   "with": [{"type": "slot", "count": 1, "label": "t",
+    ...             "with": [{"type": "core", "count": 2}]}]}],
+    ...   "tasks": [{"command": ["x"], "slot": "t", "count": {"per_slot": 1}}],
+    ...   "attributes": {"system": {"duration": 10}}}
+    >>> r = m.match(spec)
+    >>> [v.name for v in r.resources if v.type == "node"], m.traverser.fastpath.used
+    (['node2', 'node3'], 1)
+"""
+
+from __future__ import annotations
+
+from errno import ENODEV
+from typing import TYPE_CHECKING
+
+from fluxgraph.errors import PlannerError
+from fluxgraph.graph import STATUS_UP
+from fluxgraph.policies.ids import IdOrder
+from fluxgraph.traverser.fastpath_shape import Shape, flat_shape, node_request
+from fluxgraph.traverser.state import (
+    ALLOC,
+    ALLOC_ORELSE_RESERVE,
+    INT64_MAX,
+    NO_ALLOC,
+    SATISFIABILITY,
+    X_CHECKER_NJOBS,
+    SmallPlanner,
+)
+
+if TYPE_CHECKING:
+    from fluxgraph.traverser.core import Traverser
+    from fluxgraph.traverser.dfu import JobMeta
+    from fluxgraph.traverser.request import Request
+
+__all__ = ["FlatNodes"]
+
+
+def _alloc_kind(j: int, node_allocs: dict, allocations: list, leaves: list[int]) -> int:
+    """1: job ``j`` allocates the node; 2: only some of its ``leaves``; 0: neither."""
+    if j in node_allocs:
+        return 1
+    return 2 if any(allocations[c] and j in allocations[c] for c in leaves) else 0
+
+
+class FlatNodes:
+    """The fast path's engine on one traverser (see the module docstring).
+
+    ``used`` counts the matches it answered; :meth:`_check` compares its mirror with the
+    planners.
+    """
+
+    def __init__(self, tr: Traverser) -> None:
+        self.tr = tr
+        self.shape: Shape | None = None
+        self._shape_key: tuple | None = None
+        #: per node position: [(start, end, jobid, alloc)] of every job below it; ``alloc`` is
+        #: 1 for an allocation of the node, 2 for one of some leaves only (a shared node), else 0
+        self.busy: list[list[tuple[int, int, int, int]]] = []
+        #: per node position: jobs allocating the node (a match made now fails the node)
+        self.nalloc: list[int] = []
+        #: per node position: jobs allocating leaves only (a match made now is left to the walk
+        #: where no such job's window covers the match's: its leaves then decide)
+        self.npartial: list[int] = []
+        #: job id -> node positions (ascending), for jobs below nodes
+        self.jobs: dict[int, list[int]] = {}
+        self._known_root: set[int] = set()
+        self._status_epoch = -1
+        self._all_up = False
+        self._valid = False
+        self.used = 0
+
+    # -- trust ---------------------------------------------------------------------------------
+
+    def invalidate(self) -> None:
+        """Forget the mirror (re-read from the planners on next use)."""
+        self._valid = False
+
+    def ready(self) -> Shape | None:
+        """The flat shape when the mirror can be trusted now, else ``None``."""
+        tr = self.tr
+        g = tr.graph
+        key = (g.num_vertices, g.num_edges)
+        if key != self._shape_key:
+            self._shape_key = key
+            self.shape = flat_shape(tr)
+            self._valid = False
+            self._status_epoch = -1  # (new vertices: statuses are read again)
+        shape = self.shape
+        if shape is None:
+            return None
+        epoch = getattr(tr, "status_epoch", 0)
+        if epoch != self._status_epoch:
+            self._status_epoch = epoch
+            self._all_up = all(s == STATUS_UP for s in g.status)
+        if not self._all_up:
+            return None
+        tags = g.schedule.tags[shape.root]
+        if not self._valid or (tags or {}).keys() != self._known_root:
+            self._valid = self.resync()
+        return shape if self._valid else None
+
+    def resync(self) -> bool:
+        """Re-read every job below the nodes from the planners; False when some booking is not
+        one the mirror can stand for (a job holding a node twice, a tag without its span)."""
+        shape = self.shape
+        assert shape is not None
+        sched = self.tr.graph.schedule
+        tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
+        allocations = sched.allocations
+        n = len(shape.nodes)
+        self.busy = [[] for _ in range(n)]
+        self.nalloc = [0] * n
+        self.npartial = [0] * n
+        self.jobs = {}
+        dst = self.tr.graph.edge_dst
+        for i, v in enumerate(shape.nodes):
+            held = tags[v]
+            spans = x_spans[v] or {}
+            xc = x_checkers[v]
+            if (
+                len(held or ()) != len(spans)
+                or (spans and (xc is None or xc.span_size() != len(spans)))
+                or (held and any(j not in spans for j in held))
+            ):
+                return False
+            mine = allocations[v] or {}
+            if any(j not in spans for j in mine):
+                return False  # an allocation no live job explains
+            leaves = [dst[e] for e in shape.node_edges[i]]
+            for c in leaves:
+                if any(j not in spans for j in tags[c] or ()) or any(
+                    j not in spans for j in allocations[c] or ()
+                ):
+                    return False
+            for j, sid in spans.items():
+                start = xc.span_start_time(sid)
+                end = start + xc.span_duration(sid)
+                alloc = _alloc_kind(j, mine, allocations, leaves)
+                self.busy[i].append((start, end, j, alloc))
+                self.nalloc[i] += alloc == 1
+                self.npartial[i] += alloc == 2
+                self.jobs.setdefault(j, []).append(i)
+        root_tags = tags[shape.root] or {}
+        if any(j not in root_tags for j in self.jobs):
+            return False
+        self._known_root = set(root_tags)
+        return True
+
+    # -- the match operations ------------------------------------------------------------------
+
+    def accept(self, requests: list[Request], jobid: int, at: int, duration: int) -> int:
+        """``p`` when this engine answers the match (see :func:`node_request`), else 0."""
+        tr = self.tr
+        if type(tr.policy) is not IdOrder or tr.policy.stop_on_k > 1:
+            return 0
+        if at < 0 or duration < 1 or at + duration > INT64_MAX:
+            return 0
+        shape = self.ready()
+        if shape is None or jobid in self._known_root:
+            return 0
+        return node_request(requests, shape.kind)
+
+    def select(self, p: int, meta: JobMeta, agg: list[int] | None) -> list[int] | bool | None:
+        """The node positions the walk selects (in its candidate order), or ``None`` with the
+        walk's errno, or ``False`` when the walk must decide (a shared node whose leaves hold
+        allocations outside the window, for a match made now). ``agg`` is the request's need in
+        the root aggregate's types: where the aggregate cannot supply it over the window, no
+        ``p`` nodes are free (each node is alike and a node in use holds its units), so the
+        scan is skipped."""
+        tr = self.tr
+        shape = self.shape
+        assert shape is not None
+        root = shape.root
+        g = tr.graph
+        if tr.own_checks(meta, root, g.types[root]) == 0:
+            return None  # the root's own visit fails (EBUSY)
+        at, end = meta.at, meta.at + meta.duration
+        if agg is not None:
+            subplans = g.schedule.subplans[root]
+            rootagg = subplans.get(tr.dom) if subplans else None
+            if rootagg is not None:
+                try:
+                    ok = rootagg.avail_during(at, meta.duration, agg)
+                except PlannerError:
+                    ok = True
+                if not ok:
+                    tr.errno = ENODEV
+                    return None
+        now_check = meta.at == meta.now and meta.alloc_type in (ALLOC, NO_ALLOC)
+        if meta.alloc_type == SATISFIABILITY:
+            now_check = False
+        policy = tr.policy
+        if policy.stop_on_k:
+            pos = shape.pos
+            order = [pos[e] for e in tr.sorted_out_edges(root)]
+        else:
+            order = shape.by_id_high if policy.prefer_high else shape.by_id_low
+        busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
+        chosen = []
+        for i in order:
+            if now_check and nalloc[i]:
+                continue
+            for s, e, _, _ in busy[i]:
+                if s < end and e > at:
+                    break
+            else:
+                if now_check and npartial[i]:
+                    return False
+                chosen.append(i)
+                if len(chosen) == p:
+                    return chosen
+        tr.errno = ENODEV
+        return None
+
+    def book(self, chosen: list[int], meta: JobMeta, writer) -> int:
+        """Apply the selection as the update walk does (same writes, same order, same
+        emission); 0.
+
+        Each chosen node (in child-edge order) is taken whole: every leaf gets a span of its
+        size, the job's table entry, tag and exclusivity span, then the node the same and an
+        aggregate span of its leaves; the root gets the tag, exclusivity span and aggregate span.
+        """
+        tr = self.tr
+        shape = self.shape
+        assert shape is not None
+        g = tr.graph
+        dom = tr.dom
+        sched = g.schedule
+        types, sizes, dst = g.types, g.sizes, g.edge_dst
+        ptypes = tr.pruning.pruning_types(dom)
+        jobid, at, duration, alloc_type = meta.jobid, meta.at, meta.duration, meta.alloc_type
+        end = at + duration
+        allocating = alloc_type != NO_ALLOC
+        if alloc_type == ALLOC:
+            table = sched.allocations
+        elif alloc_type == ALLOC_ORELSE_RESERVE:
+            table = sched.reservations
+        else:
+            table = None
+        plans, x_checkers, tags, x_spans = sched.plans, sched.x_checkers, sched.tags, sched.x_spans
+        subplans, job2span = sched.subplans, sched.job2span
+        emit_vtx, emit_edg = writer.emit_vtx, writer.emit_edg
+        rekey = tr.policy.stop_on_k > 0
+        root = shape.root
+        root_edges = g.child_edges(dom)[root]
+        chosen = sorted(chosen)
+        holding = SmallPlanner.holding
+        # what the walk accumulates below one node taken whole (its leaves of pruning types)
+        below = {t: n * size for t, (n, size) in shape.kind.items() if t in ptypes}
+        vector: list[int] | None = None
+        moved: list[tuple[int, int]] = []  # (root edge, new weight) to re-key
+        for i in chosen:
+            v = shape.nodes[i]
+            for e in shape.node_edges[i]:
+                c = dst[e]
+                size = sizes[c]
+                if allocating:
+                    p = plans[c]
+                    if p is None:
+                        plans[c] = holding(size, types[c], at, end, size)
+                        span = 1
+                    else:
+                        span = p.add_span(at, duration, size)
+                    if table is not None:
+                        d = table[c]
+                        if d is None:
+                            table[c] = {jobid: span}
+                        else:
+                            d[jobid] = span
+                    d = tags[c]
+                    if d is None:
+                        tags[c] = {jobid: jobid}
+                    else:
+                        d[jobid] = jobid
+                    p = x_checkers[c]
+                    if p is None:
+                        x_checkers[c] = holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
+                        span = 1
+                    else:
+                        span = p.add_span(at, duration, 1)
+                    d = x_spans[c]
+                    if d is None:
+                        x_spans[c] = {jobid: span}
+                    else:
+                        d[jobid] = span
+                emit_vtx(g, c, 3, size, True, True)
+                emit_edg(g, e, True)
+            needs = sizes[v]
+            if allocating:
+                # _hold(v, needs, table, meta), inline
+                p = plans[v]
+                if p is None:
+                    plans[v] = holding(needs, types[v], at, end, needs)
+                    span = 1
+                else:
+                    span = p.add_span(at, duration, needs)
+                if table is not None:
+                    d = table[v]
+                    if d is None:
+                        table[v] = {jobid: span}
+                    else:
+                        d[jobid] = span
+                d = tags[v]
+                if d is None:
+                    tags[v] = {jobid: jobid}
+                else:
+                    d[jobid] = jobid
+                p = x_checkers[v]
+                if p is None:
+                    x_checkers[v] = holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
+                    span = 1
+                else:
+                    span = p.add_span(at, duration, 1)
+                d = x_spans[v]
+                if d is None:
+                    x_spans[v] = {jobid: span}
+                else:
+                    d[jobid] = span
+                sp = subplans[v]
+                if sp is not None:
+                    sp = sp.get(dom)
+                if sp is not None and below:
+                    if vector is None:  # (every node's aggregate has the same types)
+                        vector = [below.get(t, 0) for t in sp.resource_types]
+                    d = job2span[v]
+                    if d is None:
+                        d = job2span[v] = {}
+                    d[jobid] = sp.add_span(at, duration, vector)
+            emit_vtx(g, v, 2, needs, True, False)
+            e = root_edges[i]
+            if rekey and subplans[v] is not None:
+                weight = self._weight(v, e, meta.now)
+                if weight is not None:
+                    moved.append((e, weight))
+            emit_edg(g, e, False)
+        if moved:
+            self._rekey(moved)
+        if allocating:
+            self._hold(root, -1, None, meta)
+            sp = subplans[root]
+            if sp is not None:
+                sp = sp.get(dom)
+            k = len(chosen)
+            acc = {t: k * n for t, n in below.items()}
+            if "node" in ptypes:
+                acc["node"] = k * sizes[shape.nodes[0]]
+            if sp is not None and acc:
+                d = job2span[root]
+                if d is None:
+                    d = job2span[root] = {}
+                d[jobid] = sp.add_span(at, duration, [acc.get(t, 0) for t in sp.resource_types])
+        emit_vtx(g, root, 1, 1, False, False)
+        writer.emit_tm(at, end)
+        if meta.queue:
+            writer.emit_attrs("queue", meta.queue)
+        if allocating:
+            alloc = int(alloc_type == ALLOC)
+            busy, nalloc = self.busy, self.nalloc
+            for i in chosen:
+                busy[i].append((at, end, jobid, alloc))
+                nalloc[i] += alloc
+            self.jobs[jobid] = chosen
+            self._known_root.add(jobid)
+        self.used += 1
+        return 0
+
+    def _hold(self, v: int, amount: int, table: list | None, meta: JobMeta) -> None:
+        """Book ``amount`` units of ``v`` for the job (none when ``amount < 0``: the vertex is
+        only crossed), its table entry, tag and exclusivity span, as the update walk does."""
+        sched = self.tr.graph.schedule
+        jobid, at, duration = meta.jobid, meta.at, meta.duration
+        end = at + duration
+        if amount >= 0:
+            plans = sched.plans
+            p = plans[v]
+            if p is None:
+                g = self.tr.graph
+                plans[v] = SmallPlanner.holding(g.sizes[v], g.types[v], at, end, amount)
+                span = 1
+            else:
+                span = p.add_span(at, duration, amount)
+            if table is not None:
+                d = table[v]
+                if d is None:
+                    table[v] = {jobid: span}
+                else:
+                    d[jobid] = span
+        tags = sched.tags
+        d = tags[v]
+        if d is None:
+            tags[v] = {jobid: jobid}
+        else:
+            d[jobid] = jobid
+        p = sched.x_checkers[v]
+        if p is None:
+            sched.x_checkers[v] = SmallPlanner.holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
+            span = 1
+        else:
+            span = p.add_span(at, duration, 1)
+        d = sched.x_spans[v]
+        if d is None:
+            sched.x_spans[v] = {jobid: span}
+        else:
+            d[jobid] = span
+
+    def _weight(self, v: int, e: int, now: int) -> int | None:
+        """The walk's new exploration weight of root edge ``e`` after booking node ``v`` for
+        the ``first`` policies (``Booker._upd_by_outedges``): what the node's aggregate has
+        free of its last type at ``now``; ``None`` where the walk leaves the weight as it is."""
+        tr = self.tr
+        subplans = tr.graph.schedule.subplans[v]
+        sp = subplans.get(tr.dom) if subplans else None
+        if sp is None:
+            return None
+        n = len(sp.resource_types)
+        if n == 0:
+            return None
+        try:
+            a = sp.avail_resources_at(now, n - 1)
+        except PlannerError:
+            a = -1
+        if a == 0 and sp.span_size() == 0:
+            return None
+        weight = 0 if a == -1 else a
+        return None if tr.e_weight[e] == weight else weight
+
+    def _rekey(self, moved: list[tuple[int, int]]) -> None:
+        """Give the root edges their new weights, as the walk's one-by-one re-keying leaves
+        them: the learned order is the edges sorted by (weight, id) descending whatever the
+        order of the changes, so many changes are applied by re-sorting once."""
+        tr = self.tr
+        root = self.shape.root
+        if len(moved) * 8 <= len(self.shape.nodes):
+            for e, weight in moved:
+                tr.rekey_edge(root, e, weight)
+            return
+        w = tr.e_weight
+        for e, weight in moved:
+            w[e] = weight
+        tr._sorted_out[root] = None  # rebuilt from the weights on next use
+        tr._sorted_keys[root] = None
+
+    def owns(self, jobid: int) -> bool:
+        """Whether :meth:`cancel` may remove ``jobid`` (a job the mirror holds, mirror valid)."""
+        return self._valid and jobid in self._known_root and self.ready() is not None
+
+    def cancel(self, jobid: int) -> int:
+        """Remove every span and tag of ``jobid`` in the cancel walk's order; 0 (the walk's
+        visit counts are left in ``preorder``/``postorder``)."""
+        tr = self.tr
+        shape = self.shape
+        assert shape is not None
+        g = tr.graph
+        sched = g.schedule
+        dom = tr.dom
+        positions = self.jobs.pop(jobid, [])
+        self._known_root.discard(jobid)
+        tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
+        subplans, job2span, plans = sched.subplans, sched.job2span, sched.plans
+        allocations, reservations = sched.allocations, sched.reservations
+
+        def remove(u: int) -> None:
+            # what the cancel walk removes at one vertex tagged with the job
+            del tags[u][jobid]
+            xs = x_spans[u]
+            if xs and jobid in xs:
+                x_checkers[u].rem_span(xs.pop(jobid))
+            sp = subplans[u]
+            sp = sp.get(dom) if sp else None
+            j2s = job2span[u]
+            if sp is not None and j2s and jobid in j2s:
+                sp.rem_span(j2s.pop(jobid))
+            span = None
+            a, r = allocations[u], reservations[u]
+            if a and jobid in a:
+                span = a.pop(jobid)
+            elif r and jobid in r:
+                span = r.pop(jobid)
+            if span is not None:
+                plans[u].rem_span(span)
+
+        remove(shape.root)
+        dst = g.edge_dst
+        pre = post = 0  # the walk's visits below the nodes (an untagged leaf: a visit only)
+        for i in positions:
+            v = shape.nodes[i]
+            remove(v)
+            for e in shape.node_edges[i]:
+                c = dst[e]
+                pre += 1
+                t = tags[c]
+                if not t or jobid not in t:
+                    continue
+                post += 1
+                if subplans[c] is not None:
+                    remove(c)
+                    continue
+                # remove(c) of a leaf (no aggregate), inline: the hot loop of every cancel
+                del t[jobid]
+                xs = x_spans[c]
+                if xs and jobid in xs:
+                    x_checkers[c].rem_span(xs.pop(jobid))
+                a = allocations[c]
+                if a and jobid in a:
+                    plans[c].rem_span(a.pop(jobid))
+                else:
+                    r = reservations[c]
+                    if r and jobid in r:
+                        plans[c].rem_span(r.pop(jobid))
+            self._drop(i, jobid)
+        tr.preorder = 1 + len(shape.nodes) + pre
+        tr.postorder = 1 + len(positions) + post
+        return 0
+
+    def adopt(self, jobid: int) -> None:
+        """The walk booked ``jobid``: read it into the mirror (or stop trusting the mirror
+        when it cannot stand for the booking)."""
+        shape = self.shape
+        if not self._valid or shape is None:
+            return
+        sched = self.tr.graph.schedule
+        tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
+        allocations, dst = sched.allocations, self.tr.graph.edge_dst
+        mine = []
+        for i, v in enumerate(shape.nodes):
+            held = tags[v]
+            if not held or jobid not in held:
+                continue
+            spans, xc = x_spans[v], x_checkers[v]
+            if not spans or jobid not in spans or xc.span_size() != len(spans):
+                self._valid = False
+                return
+            sid = spans[jobid]
+            start = xc.span_start_time(sid)
+            leaves = [dst[e] for e in shape.node_edges[i]]
+            alloc = _alloc_kind(jobid, allocations[v] or {}, allocations, leaves)
+            mine.append((i, (start, start + xc.span_duration(sid), jobid, alloc)))
+        for i, b in mine:
+            self.busy[i].append(b)
+            self.nalloc[i] += b[3] == 1
+            self.npartial[i] += b[3] == 2
+        if mine:
+            self.jobs[jobid] = [i for i, _ in mine]
+        self._known_root = set(sched.tags[shape.root] or ())
+
+    def _drop(self, i: int, jobid: int) -> None:
+        """Remove ``jobid``'s booking from node position ``i``'s list."""
+        lst = self.busy[i]
+        for k, b in enumerate(lst):
+            if b[2] == jobid:
+                del lst[k]
+                if b[3] == 1:
+                    self.nalloc[i] -= 1
+                elif b[3] == 2:
+                    self.npartial[i] -= 1
+                return
+
+    def forget(self, jobid: int) -> None:
+        """``jobid`` was cancelled by the walk: drop it from the mirror."""
+        for i in self.jobs.pop(jobid, []):
+            self._drop(i, jobid)
+        self._known_root.discard(jobid)
+
+    # -- invariants ----------------------------------------------------------------------------
+
+    def _check(self) -> None:
+        """Assert that the mirror equals what :meth:`resync` reads from the planners."""
+        if not self._valid or self.shape is None:
+            return
+        busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
+        jobs, known = self.jobs, set(self._known_root)
+        assert self.resync(), "the planners hold a booking the mirror cannot stand for"
+        assert [sorted(b) for b in busy] == [sorted(b) for b in self.busy], "busy lists differ"
+        assert nalloc == self.nalloc, "allocation counts differ"
+        assert npartial == self.npartial, "shared allocation counts differ"
+        assert {j: sorted(v) for j, v in jobs.items()} == {
+            j: sorted(v) for j, v in self.jobs.items()
+        }, "job positions differ"
+        assert known == self._known_root, "root jobs differ"
+        for i, lst in enumerate(self.busy):
+            for s, e, _, _ in lst:
+                assert 0 <= s < e, f"bad window at node position {i}"
