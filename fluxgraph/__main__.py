@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -48,12 +50,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "paper's four questions, answered for the tuples as printed and as drawn.",
     )
     args = parser.parse_args(argv)
-    if args.command == "simulate":
-        return simulate_cli.run(args)
-    if args.command in experiments_cli.COMMANDS:
-        return experiments_cli.run(args)
-    if args.command == "demo":
-        return demo()
+    try:
+        if args.command == "simulate":
+            return simulate_cli.run(args)
+        if args.command in experiments_cli.COMMANDS:
+            return experiments_cli.run(args)
+        if args.command == "demo":
+            return demo()
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     parser.print_help()
     return 2
 

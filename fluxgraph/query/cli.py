@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from errno import EFBIG, EPIPE
 from typing import TextIO
 
-from fluxgraph.errors import MatchError, QueryError, ReaderError
+from fluxgraph.data import bundled
+from fluxgraph.errors import FluxgraphError, MatchError, QueryError, ReaderError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.limits import parse_digits, read_text
 from fluxgraph.matcher import SUBSYSTEM_SETS, Matcher
@@ -118,6 +119,7 @@ def _apply(opts: Options, short: str, arg: str, warn: Callable[[str], None]) -> 
     if short == "d":
         return replace(opts, disable_prompt=True)
     if short == "L":
+        arg = _bundled_machine(arg)
         if not os.path.exists(arg):
             raise UsageError(f"[ERROR] file does not exist for --load-file: {arg}\n")
         if os.path.isdir(arg):
@@ -176,6 +178,16 @@ def _long_option(body: str, prog: str) -> tuple[str, bool, str | None]:
     if eq and not takes:
         raise UsageError(f"{prog}: option '--{long_name}' doesn't allow an argument\n")
     return short, takes, value if eq else None
+
+
+def _bundled_machine(path: str) -> str:
+    """``-L``'s file: as given, or for a bare name that is no file here, the bundled machine of
+    that name (``-L medium``; :mod:`fluxgraph.data`). The reference cannot read such a name,
+    so every name it reads is read the same here (``docs/deviations.md``)."""
+    if "/" not in path and not os.path.exists(path):
+        with contextlib.suppress(FluxgraphError):
+            return str(bundled("machines", path))
+    return path
 
 
 def parse_args(

@@ -219,3 +219,17 @@ def test_version_demo_description_and_plain_help():
 def test_default_output_folders_are_ignored_by_git():
     ignored = (Path(__file__).resolve().parents[2] / ".gitignore").read_text().split()
     assert "sim-out/" in ignored and "reproduce-*/" in ignored
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    # `fluxgraph simulate --list-machines | head -1`: no traceback when the reader goes away
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fluxgraph", "simulate", "--list-machines"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    proc.stderr.close()
