@@ -21,6 +21,7 @@ MODULES = [
     "fluxgraph.papers.fm.study",
     "fluxgraph.papers.fm.study_compat",
     "fluxgraph.papers.fm.figures",
+    "fluxgraph.papers.fm.invariants",
 ]
 
 

@@ -34,6 +34,25 @@ class EagerTracker(Tracker):
         self.last_start[key] = t
 
 
+class CheckedTracker(Tracker):
+    """A tracker that checks its invariants (``_check``) after every change and fit."""
+
+    __slots__ = ()
+
+    def add(self, start, end, amounts) -> None:
+        super().add(start, end, amounts)
+        self._check()
+
+    def book_later(self, *args, **kwargs) -> None:
+        super().book_later(*args, **kwargs)
+        self._check()
+
+    def fit(self, *args, **kwargs):
+        out = super().fit(*args, **kwargs)
+        self._check()
+        return out
+
+
 amounts_st = st.tuples(st.integers(0, 2), st.sampled_from([0.0, 0.5, 1.0]))
 limits_st = st.tuples(st.sampled_from([None, 1, 3]), st.sampled_from([None, 0.5, 2.0]))
 operation = st.one_of(
@@ -95,7 +114,10 @@ def test_deferred_answers_equal_eager_ones(initial, ops):
     eager_keys: set = set()
     for op in ops:
         assert _apply(lazy, op, lazy_keys) == _apply(eager, op, eager_keys), op
+        lazy._check()
+        eager._check()
     lazy.settle()
+    lazy._check()
     assert (lazy.times, lazy.usage) == (eager.times, eager.usage)
 
 
@@ -116,7 +138,9 @@ def test_negative_add_places_deferred_spans_first():
 @pytest.mark.parametrize("options", [{}, {"backfill_max": 4}, {"cycles": "timer"}])
 def test_runs_equal_those_on_an_eager_tracker(monkeypatch, scheduler, options):
     jobs = w2(waves=2)
-    lazy = run_io(jobs, scheduler, 15.0, **options)
+    with monkeypatch.context() as patched:
+        patched.setattr(schedulers, "Tracker", CheckedTracker)
+        lazy = run_io(jobs, scheduler, 15.0, **options)
     monkeypatch.setattr(schedulers, "Tracker", EagerTracker)
     eager = run_io(jobs, scheduler, 15.0, **options)
     assert [(r.job.id, r.start, r.end, r.nodes) for r in lazy.result.jobs] == [

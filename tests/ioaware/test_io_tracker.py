@@ -3,6 +3,7 @@ the earliest fit with its count of equal spans, and merged breakpoints."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ def test_fit_matches_per_second_arrays(spans, start, duration, amounts, limits, 
         tracker = Tracker(2)
         for s, n, a in spans:
             tracker.add(s, s + n, a)
+    tracker._check()
     usage = _arrays(spans)
     for x in range(HORIZON):
         got = tracker.usage_at(x)
@@ -79,6 +81,7 @@ def test_fit_matches_per_second_arrays(spans, start, duration, amounts, limits, 
     for i in range(1, len(tracker.times)):
         assert any(col[i] != col[i - 1] for col in tracker.usage)
     t, count = tracker.fit(start, duration, amounts, limits)
+    tracker._check()
     want_t, want_count = _brute_fit(usage, start, duration, amounts, limits)
     assert t == want_t
     # the tracker caps an unlimited count at 1 << 30 and counts negative usage as 0 (fewer
@@ -86,3 +89,21 @@ def test_fit_matches_per_second_arrays(spans, start, duration, amounts, limits, 
     assert 1 <= min(count, 50) <= want_count
     if all(usage[c][x] >= 0 for c in range(2) for x in range(t, t + duration)):
         assert min(count, 50) == want_count
+
+
+def test_check_finds_a_malformed_tracker():
+    """``_check`` catches unordered breakpoints, a short column and usage left after the end."""
+    tracker = Tracker(2)
+    tracker.add(0, 10, (1.0, 0.5))
+    tracker.add(5, 20, (2.0, 0.0))
+    tracker._check()
+    tracker.times[0], tracker.times[1] = tracker.times[1], tracker.times[0]
+    with pytest.raises(AssertionError, match="not increasing"):
+        tracker._check()
+    tracker.times.sort()
+    tracker.usage[1].pop()
+    with pytest.raises(AssertionError, match="misses breakpoints"):
+        tracker._check()
+    tracker.usage[1].append(1.0)
+    with pytest.raises(AssertionError, match="after the end"):
+        tracker._check()

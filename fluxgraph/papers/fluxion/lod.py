@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -179,140 +180,165 @@ def _all(checks: list[bool | None]) -> bool | None:
     return all(known) if known and len(known) == len(checks) else None
 
 
-def _criteria(rows: list[CellRow], quick: bool) -> list[Criterion]:
-    ms = _ms(rows)
-    out = []
+@dataclass(frozen=True)
+class _Grid:
+    """The cells, their ms per job as ``(lod, policy, prune) -> ms``, and whether the grid is
+    the quick one (L7 reads full machines only)."""
 
-    def get(lod, policy, prune=PRUNED):
-        return ms.get((lod, policy, prune))
+    rows: list[CellRow]
+    ms: dict
+    quick: bool
 
-    # L1: the policy ordering (the brief's shape criterion; the C++ reference shows it too).
+    def get(self, lod: str, policy: str, prune: str = PRUNED) -> float | None:
+        """ms per job of ``lod`` under ``policy`` and ``prune``, or None."""
+        return self.ms.get((lod, policy, prune))
+
+
+def _l1_policy_order(g: _Grid) -> Criterion:
+    """L1: high and low are slower than first on every LOD (the brief's shape criterion)."""
     checks, ours = [], []
     for lod in LODS:
-        f, h, lo = get(lod, "first"), get(lod, "high"), get(lod, "low")
-        ok = None if None in (f, h, lo) else (h > f and lo > f)
-        checks.append(ok)
+        f, h, lo = g.get(lod, "first"), g.get(lod, "high"), g.get(lod, "low")
+        checks.append(None if None in (f, h, lo) else (h > f and lo > f))
         ours.append(f"{lod}: {_fmt(f)} / {_fmt(h)} / {_fmt(lo)}")
     ref = "; ".join(
         f"{lod}: {REFERENCE_MS[lod, 'first']} / {REFERENCE_MS[lod, 'high']}" for lod in LODS
     )
-    out.append(
-        Criterion(
-            "L1",
-            "policy not varied (Fig. 7a uses one)",
-            "; ".join(ours),
-            "ms/job of high and of low > ms/job of first, on every LOD (prune ALL:core); "
-            "shown first / high / low",
-            _all(checks),
-            f"first / high ms: {ref}",
-        )
+    return Criterion(
+        "L1",
+        "policy not varied (Fig. 7a uses one)",
+        "; ".join(ours),
+        "ms/job of high and of low > ms/job of first, on every LOD (prune ALL:core); "
+        "shown first / high / low",
+        _all(checks),
+        f"first / high ms: {ref}",
     )
-    # L2: coarsening High -> Low speeds matching, every policy.
+
+
+def _l2_coarsening(g: _Grid) -> Criterion:
+    """L2: coarsening High -> Low (and Low2) speeds matching, for every policy."""
     checks, ours = [], []
     for policy in POLICIES:
-        hi, low, low2 = get("high", policy), get("low", policy), get("low2", policy)
-        ok = None if None in (hi, low, low2) else (hi > low and hi > low2)
-        checks.append(ok)
+        hi, low, low2 = g.get("high", policy), g.get("low", policy), g.get("low2", policy)
+        checks.append(None if None in (hi, low, low2) else (hi > low and hi > low2))
         ours.append(f"{policy}: {_fmt(hi)} vs {_fmt(low)}, {_fmt(low2)}")
-    out.append(
-        Criterion(
-            "L2",
-            "coarsening the model improves match performance",
-            "; ".join(ours),
-            "ms/job on High > on Low and on Low2, for every policy (prune ALL:core)",
-            _all(checks),
-            "first: 4.5 vs 0.27, 2.1; high: 44 vs 6.8, 11.8",
-        )
+    return Criterion(
+        "L2",
+        "coarsening the model improves match performance",
+        "; ".join(ours),
+        "ms/job on High > on Low and on Low2, for every policy (prune ALL:core)",
+        _all(checks),
+        "first: 4.5 vs 0.27, 2.1; high: 44 vs 6.8, 11.8",
     )
-    # L3: strictly monotone High >= Med >= Low.
+
+
+def _l3_monotone(g: _Grid) -> Criterion:
+    """L3: match time falls at each coarsening step, High >= Med >= Low."""
     checks, ours = [], []
     for policy in POLICIES:
-        hi, med, low = get("high", policy), get("med", policy), get("low", policy)
-        ok = None if None in (hi, med, low) else (hi >= med >= low)
-        checks.append(ok)
+        hi, med, low = g.get("high", policy), g.get("med", policy), g.get("low", policy)
+        checks.append(None if None in (hi, med, low) else (hi >= med >= low))
         ours.append(f"{policy}: {_fmt(hi)} ≥ {_fmt(med)} ≥ {_fmt(low)}")
-    out.append(
-        Criterion(
-            "L3",
-            "match time falls at each coarsening step (High, Med, Low)",
-            "; ".join(ours),
-            "ms/job High ≥ Med ≥ Low, for every policy (prune ALL:core)",
-            _all(checks),
-            "first: 4.5 ≥ 0.9 ≥ 0.27; high: 44 ≥ 33 ≥ 6.8",
-        )
+    return Criterion(
+        "L3",
+        "match time falls at each coarsening step (High, Med, Low)",
+        "; ".join(ours),
+        "ms/job High ≥ Med ≥ Low, for every policy (prune ALL:core)",
+        _all(checks),
+        "first: 4.5 ≥ 0.9 ≥ 0.27; high: 44 ≥ 33 ≥ 6.8",
     )
-    # L4: pruning helps.
+
+
+def _l4_pruning(g: _Grid) -> Criterion:
+    """L4: the pruning filter ALL:core speeds matching (policy first, every LOD)."""
     checks, ours = [], []
     for lod in LODS:
-        p, n = get(lod, "first"), get(lod, "first", "none")
+        p, n = g.get(lod, "first"), g.get(lod, "first", "none")
         checks.append(None if None in (p, n) else p < n)
         ours.append(f"{lod}: {_fmt(p)} vs {_fmt(n)}")
-    out.append(
-        Criterion(
-            "L4",
-            "the pruning filter improves match performance",
-            "; ".join(ours),
-            "ms/job with ALL:core < without pruning, policy first, every LOD",
-            _all(checks),
-        )
+    return Criterion(
+        "L4",
+        "the pruning filter improves match performance",
+        "; ".join(ours),
+        "ms/job with ALL:core < without pruning, policy first, every LOD",
+        _all(checks),
     )
-    # L5: rack-level pruning (Low2) slightly better than Low.
+
+
+def _l5_rack_pruning(g: _Grid) -> Criterion:
+    """L5: rack-level pruning (Low2) is slightly faster than Low."""
     checks, ours = [], []
     for policy in POLICIES:
-        low, low2 = get("low", policy), get("low2", policy)
+        low, low2 = g.get("low", policy), g.get("low2", policy)
         checks.append(None if None in (low, low2) else low2 < low)
         ours.append(f"{policy}: {_fmt(low2)} vs {_fmt(low)}")
-    out.append(
-        Criterion(
-            "L5",
-            "pruning is slightly better with rack vertices (Low2 Prune < Low Prune)",
-            "; ".join(ours),
-            "ms/job on Low2 < on Low, prune ALL:core, for every policy",
-            _all(checks),
-            "first: 2.1 vs 0.27 (the C++ reference does not show it either)",
-        )
+    return Criterion(
+        "L5",
+        "pruning is slightly better with rack vertices (Low2 Prune < Low Prune)",
+        "; ".join(ours),
+        "ms/job on Low2 < on Low, prune ALL:core, for every policy",
+        _all(checks),
+        "first: 2.1 vs 0.27 (the C++ reference does not show it either)",
     )
-    # L6: every job matched.
+
+
+def _l6_filled(g: _Grid) -> Criterion:
+    """L6: every cell matched its expected number of jobs (the machine is filled)."""
     checks, ours = [], []
-    for r in rows:
+    for r in g.rows:
         lod, n = r.params["lod"], r.metrics.get("jobs")
         cap = r.params.get("max_jobs", 0)
         want = min(cap, CAPACITY[lod]) if cap else CAPACITY[lod]
         checks.append(None if n is None else int(n) == want)
         if n is not None and int(n) != want:
             ours.append(f"{lod}/{r.params['policy']}/{r.params['prune']}: {int(n)}")
-    target = "min(max_jobs, capacity)" if quick else "2016 on High, 4032 on the others"
-    out.append(
-        Criterion(
-            "L6",
-            "the machine is filled (High 2016 jobs, others 4032)",
-            "; ".join(ours) or f"all {len(checks)} cells as expected",
-            f"jobs matched = {target}, every cell",
-            _all(checks),
-            "2016 / 4032",
-        )
+    target = "min(max_jobs, capacity)" if g.quick else "2016 on High, 4032 on the others"
+    return Criterion(
+        "L6",
+        "the machine is filled (High 2016 jobs, others 4032)",
+        "; ".join(ours) or f"all {len(checks)} cells as expected",
+        f"jobs matched = {target}, every cell",
+        _all(checks),
+        "2016 / 4032",
     )
-    # L7: speed against the reference (the project's targets), only on full machines.
+
+
+def _l7_reference_speed(g: _Grid) -> Criterion:
+    """L7: ms per job against the C++ reference (the project's targets), full machines only."""
     checks, ours = [], []
     for (lod, policy), ref in REFERENCE_MS.items():
-        m = get(lod, policy)
-        if m is None or quick:
+        m = g.get(lod, policy)
+        if m is None or g.quick:
             checks.append(None)
             continue
         ratio = m / ref
         checks.append(ratio <= (2.0 if policy == "first" else 1.0))
         ours.append(f"{lod}/{policy} {ratio:.2f}x")
-    out.append(
-        Criterion(
-            "L7",
-            "-",
-            "; ".join(ours) or "not measured (the quick grid does not fill the machines)",
-            "ms/job ≤ 1x the reference for high and low, ≤ 2x for first (prune ALL:core, full)",
-            None if quick else _all(checks),
-            "C++ resource-query, project target",
-        )
+    return Criterion(
+        "L7",
+        "-",
+        "; ".join(ours) or "not measured (the quick grid does not fill the machines)",
+        "ms/job ≤ 1x the reference for high and low, ≤ 2x for first (prune ALL:core, full)",
+        None if g.quick else _all(checks),
+        "C++ resource-query, project target",
     )
-    return out
+
+
+#: The criteria of §6.1, one function each, in the report's order.
+CRITERIA = (
+    _l1_policy_order,
+    _l2_coarsening,
+    _l3_monotone,
+    _l4_pruning,
+    _l5_rack_pruning,
+    _l6_filled,
+    _l7_reference_speed,
+)
+
+
+def _criteria(rows: list[CellRow], quick: bool) -> list[Criterion]:
+    grid = _Grid(rows, _ms(rows), quick)
+    return [criterion(grid) for criterion in CRITERIA]
 
 
 def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:

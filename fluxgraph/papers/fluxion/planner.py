@@ -20,6 +20,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -169,124 +170,150 @@ def exponent(points: dict[int, float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
 
 
-def _criteria(rows: list[CellRow], quick: bool) -> list[Criterion]:
-    out = []
-    med = {k: _series(rows, f"{k}.median_us") for k in KINDS}
-    sizes = sorted({r.params["spans"] for r in rows})
-    # P1: logarithmic trends.
+@dataclass(frozen=True)
+class _Grid:
+    """The cells, each query kind's best median as ``kind -> spans -> us``, and the span
+    counts in the grid."""
+
+    rows: list[CellRow]
+    med: dict[str, dict[int, float]]
+    sizes: list[int]
+
+
+def _p1_logarithmic(g: _Grid) -> Criterion:
+    """P1: every query kind's median grows logarithmically in the spans (Fig. 7b)."""
     ours, checks = [], []
     for kind in KINDS:
-        if len(med[kind]) >= 3:
-            b = exponent(med[kind])
+        if len(g.med[kind]) >= 3:
+            b = exponent(g.med[kind])
             checks.append(b < LOG_EXPONENT)
             ours.append(f"{kind} {b:.3f}")
         else:
             checks.append(None)
-    out.append(
-        Criterion(
-            "P1",
-            "query time trends are logarithmic in the spans (Fig. 7b)",
-            "exponent " + ", ".join(ours) if ours else "fewer than 3 sizes",
-            f"fitted exponent b of median ∝ N^b < {LOG_EXPONENT} for every kind (a linear scan "
-            "gives 1, log N about 0.1)",
-            None if None in checks else all(checks),
-        )
+    return Criterion(
+        "P1",
+        "query time trends are logarithmic in the spans (Fig. 7b)",
+        "exponent " + ", ".join(ours) if ours else "fewer than 3 sizes",
+        f"fitted exponent b of median ∝ N^b < {LOG_EXPONENT} for every kind (a linear scan "
+        "gives 1, log N about 0.1)",
+        None if None in checks else all(checks),
     )
-    # P2: growth over the measured range stays far below linear.
+
+
+def _p2_sublinear(g: _Grid) -> Criterion:
+    """P2: growth over the measured range stays far below linear (below the square root)."""
     ours, checks = [], []
-    if len(sizes) >= 2:
-        lo, hi = sizes[0], sizes[-1]
+    if len(g.sizes) >= 2:
+        lo, hi = g.sizes[0], g.sizes[-1]
         bound = math.sqrt(hi / lo)
         for kind in KINDS:
-            g = med[kind][hi] / med[kind][lo]
-            checks.append(g < bound)
-            ours.append(f"{kind} {g:.2f}x")
+            growth = g.med[kind][hi] / g.med[kind][lo]
+            checks.append(growth < bound)
+            ours.append(f"{kind} {growth:.2f}x")
         rule = f"median({hi:,}) / median({lo:,}) < √({hi:,}/{lo:,}) = {bound:.1f}, every kind"
     else:
         rule = "needs two sizes"
-    out.append(
-        Criterion(
-            "P2",
-            "sub-linear growth",
-            ", ".join(ours) or "-",
-            rule,
-            all(checks) if checks else None,
-        )
+    return Criterion(
+        "P2",
+        "sub-linear growth",
+        ", ".join(ours) or "-",
+        rule,
+        all(checks) if checks else None,
     )
-    # P3: EarliestAt against the C++ planner.
+
+
+def _p3_earliest_reference(g: _Grid) -> Criterion:
+    """P3: EarliestAt is no slower than the C++ planner at 10K and 100K spans."""
     ours, checks, refs = [], [], []
     for n, ref_ms in REFERENCE_EARLIEST_MS.items():
         refs.append(f"{n:,}: {ref_ms * 1000:.0f} us")
-        value = med["EarliestAt"].get(n)
+        value = g.med["EarliestAt"].get(n)
         if value is not None:
             checks.append(value <= ref_ms * 1000)
             ours.append(f"{n:,}: {value:.2f} us")
-    out.append(
-        Criterion(
-            "P3",
-            "-",
-            ", ".join(ours) or "not measured",
-            "EarliestAt median ≤ the reference's at 10K and 100K spans",
-            (all(checks) if len(checks) == len(REFERENCE_EARLIEST_MS) else None),
-            ", ".join(refs),
-        )
+    return Criterion(
+        "P3",
+        "-",
+        ", ".join(ours) or "not measured",
+        "EarliestAt median ≤ the reference's at 10K and 100K spans",
+        (all(checks) if len(checks) == len(REFERENCE_EARLIEST_MS) else None),
+        ", ".join(refs),
     )
-    # P4: point queries as fast as the C++ planner's.
+
+
+def _p4_point_reference(g: _Grid) -> Criterion:
+    """P4: the point queries SatAt and SatDuring are as fast as the C++ planner's."""
     ours, checks = [], []
     for kind in ("SatAt", "SatDuring"):
         for n in (10_000, 100_000):
-            value = med[kind].get(n)
+            value = g.med[kind].get(n)
             if value is not None:
                 checks.append(value <= REFERENCE_POINT_US)
                 ours.append(f"{kind}@{n:,} {value:.2f} us")
-    out.append(
-        Criterion(
-            "P4",
-            "-",
-            ", ".join(ours) or "not measured",
-            f"SatAt and SatDuring medians ≤ {REFERENCE_POINT_US} us at 10K and 100K spans",
-            all(checks) if len(checks) == 4 else None,
-            "0.1-1.4 us",
-        )
+    return Criterion(
+        "P4",
+        "-",
+        ", ".join(ours) or "not measured",
+        f"SatAt and SatDuring medians ≤ {REFERENCE_POINT_US} us at 10K and 100K spans",
+        all(checks) if len(checks) == 4 else None,
+        "0.1-1.4 us",
     )
-    # P5: the project's growth target 10K -> 1M, full grid only.
+
+
+def _p5_growth_to_1m(g: _Grid) -> Criterion:
+    """P5: the project's growth target from 10K to 1M spans (full grid only)."""
     ours, checks = [], []
     for kind in KINDS:
-        if 10_000 in med[kind] and 1_000_000 in med[kind]:
-            g = med[kind][1_000_000] / med[kind][10_000]
-            checks.append(g <= 2.5)
-            ours.append(f"{kind} {g:.2f}x")
-    out.append(
-        Criterion(
-            "P5",
-            "-",
-            ", ".join(ours) or "not measured (needs 10K and 1M spans; full grid)",
-            "median(1M) / median(10K) ≤ 2.5 for every kind",
-            all(checks) if len(checks) == len(KINDS) else None,
-            "the C++ planner cannot build 1M spans this way",
-        )
+        if 10_000 in g.med[kind] and 1_000_000 in g.med[kind]:
+            growth = g.med[kind][1_000_000] / g.med[kind][10_000]
+            checks.append(growth <= 2.5)
+            ours.append(f"{kind} {growth:.2f}x")
+    return Criterion(
+        "P5",
+        "-",
+        ", ".join(ours) or "not measured (needs 10K and 1M spans; full grid)",
+        "median(1M) / median(10K) ≤ 2.5 for every kind",
+        all(checks) if len(checks) == len(KINDS) else None,
+        "the C++ planner cannot build 1M spans this way",
     )
-    # P6: build time of 100K spans, in CPU seconds: on a shared machine the wall time measures
-    # the other processes as much as the planner.
-    cpu = _series(rows, "build_cpu_s").get(100_000)
-    wall = _series(rows, "build_s").get(100_000)
-    out.append(
-        Criterion(
-            "P6",
-            "-",
-            "not measured" if cpu is None else f"{cpu:.1f} s CPU ({wall:.1f} s wall)",
-            "building 100K spans by earliest fit ≤ 28 s of CPU time (10% of the reference's "
-            "best case; CPU time because the machine is shared)",
-            None if cpu is None else cpu <= 28.0,
-            "276 s from time 0; > 13 min from random",
-        )
+
+
+def _p6_build_time(g: _Grid) -> Criterion:
+    """P6: building 100K spans takes at most 28 s of CPU time (CPU, not wall: the machine is
+    shared)."""
+    cpu = _series(g.rows, "build_cpu_s").get(100_000)
+    wall = _series(g.rows, "build_s").get(100_000)
+    return Criterion(
+        "P6",
+        "-",
+        "not measured" if cpu is None else f"{cpu:.1f} s CPU ({wall:.1f} s wall)",
+        "building 100K spans by earliest fit ≤ 28 s of CPU time (10% of the reference's "
+        "best case; CPU time because the machine is shared)",
+        None if cpu is None else cpu <= 28.0,
+        "276 s from time 0; > 13 min from random",
     )
-    return out
+
+
+#: The criteria of §6.2, one function each, in the report's order.
+CRITERIA = (
+    _p1_logarithmic,
+    _p2_sublinear,
+    _p3_earliest_reference,
+    _p4_point_reference,
+    _p5_growth_to_1m,
+    _p6_build_time,
+)
+
+
+def _criteria(rows: list[CellRow]) -> list[Criterion]:
+    med = {k: _series(rows, f"{k}.median_us") for k in KINDS}
+    grid = _Grid(rows, med, sorted({r.params["spans"] for r in rows}))
+    return [criterion(grid) for criterion in CRITERIA]
 
 
 def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
     """Criteria, tables and the figure of the planner study."""
-    report = StudyReport(TITLE, _criteria(rows, quick))
+    report = StudyReport(TITLE, _criteria(rows))
     sizes = sorted({r.params["spans"] for r in rows})
     header = [
         "spans",

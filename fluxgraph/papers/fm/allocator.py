@@ -42,6 +42,7 @@ import numpy as np
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.papers.fm.invariants import check_allocator
 from fluxgraph.papers.fm.machine import FmLayout
 from fluxgraph.papers.fm.placement import Chunk, chunk_capacity, rack_balance, system_local_first
 from fluxgraph.papers.fm.slowdown import SlowdownModel
@@ -302,6 +303,11 @@ class FmAllocator:
     def fits_now(self, job: Job, now: int) -> bool:
         """Whether :meth:`allocate` would start ``job`` at ``now`` (nothing is booked)."""
         return self._place(job, now, self._free, self._used) is not None
+
+    def _check(self) -> None:
+        """Its index of bookings and its planners agree; nothing is over-allocated at any time
+        (:func:`~fluxgraph.papers.fm.invariants.check_allocator`)."""
+        check_allocator(self)
 
     # -- placement -------------------------------------------------------------------------
 

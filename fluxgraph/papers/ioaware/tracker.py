@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Hashable, Iterable, Sequence
+from itertools import pairwise
 from math import inf, nextafter
 
 __all__ = ["FIT_EPS", "Tracker"]
@@ -236,6 +237,29 @@ class Tracker:
             self._pending.append(booking)
             if start is not None:
                 self._horizon = min(self._horizon, start)
+
+    def _check(self) -> None:
+        """Raise ``AssertionError`` unless the step functions and the deferred bookings are
+        well formed: breakpoints strictly increasing, one usage per breakpoint and column,
+        usage back at 0 after the last (up to float rounding, which may also leave a
+        breakpoint where no column changes); every deferred booking has spans left and none
+        may start before the horizon.
+
+        >>> t = Tracker(1); t.add(0, 5, (1.0,)); t.book_later(5, 5, (1.0,), (1.0,), 2); t._check()
+        """
+        times, usage = self.times, self.usage
+        assert all(a < b for a, b in pairwise(times)), f"breakpoints not increasing: {times}"
+        assert all(len(col) == len(times) for col in usage), "a column misses breakpoints"
+        if times:
+            scale = max(1.0, *(abs(u) for col in usage for u in col))
+            last = [col[-1] for col in usage]
+            assert all(abs(u) <= FIT_EPS * scale for u in last), f"usage {last} after the end"
+        for b in self._pending:
+            assert b.count > 0, "a deferred booking without spans left is pending"
+            assert b.next is not None or b.after is not None, "a deferred booking has no start"
+            assert b.next is None or b.next >= self._horizon, (
+                f"a deferred span may start at {b.next}, before the horizon {self._horizon}"
+            )
 
     @property
     def deferred(self) -> bool:
