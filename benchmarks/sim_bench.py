@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import re
 import subprocess
 import sys
@@ -54,12 +55,13 @@ ANCHORS = {
 }
 
 
-def run_once(jobs, queue: str, policy: str, depth: int) -> dict:
-    """One simulation; wall seconds, matcher calls and metrics."""
+def run_once(jobs, queue: str, policy: str, depth: int, incremental: bool = True) -> dict:
+    """One simulation; wall and CPU seconds, matcher calls, metrics and the schedule's digest
+    (sha256 of the list of every job's ``(id, start, end, nodes, cores, reason)``)."""
     graph = build_machine("nodes=100,cores=1")
     gc.collect()
     gc.freeze()  # the long-lived graph and jobs stay out of the cyclic collector
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     sim = Simulator(
         graph,
         jobs,
@@ -67,21 +69,26 @@ def run_once(jobs, queue: str, policy: str, depth: int) -> dict:
         priority="fcfs",
         shape="node",
         policy=policy,
+        incremental=incremental,
     )
     result = sim.run()
     seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     gc.unfreeze()
     m = summarize(result)
+    schedule = [(j.job.id, j.start, j.end, j.nodes, j.cores, j.reason) for j in result.jobs]
     return {
         "queue": queue,
         "jobs": len(jobs),
         "seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu, 3),
         "jobs_per_second": round(len(jobs) / seconds, 1),
         "matcher_calls": result.info["matcher_calls"],
         "mean_wait": round(m["mean_wait"], 1),
         "mean_bsld": round(m["mean_bsld"], 2),
         "node_utilisation": round(m["node_utilisation"], 4),
         "rejected": m["rejected"],
+        "digest": hashlib.sha256(repr(schedule).encode()).hexdigest()[:16],
     }
 
 
@@ -108,6 +115,11 @@ def main(argv=None) -> int:
     ap.add_argument("--reservation-depth", type=int, default=64)
     ap.add_argument("--write", action="store_true", help="write the results JSON")
     ap.add_argument("--cqsim", action="store_true", help="also time CQSim on each prefix")
+    ap.add_argument(
+        "--no-incremental",
+        action="store_true",
+        help="re-make every reservation at every pass (Simulator(incremental=False))",
+    )
     args = ap.parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WorkloadWarning)  # the drops are printed below
@@ -120,16 +132,20 @@ def main(argv=None) -> int:
     for queue in args.queues.split(","):
         for prefix in (int(p) for p in args.prefixes.split(",")):
             jobs = workload.head(prefix) if prefix and prefix < len(workload) else workload
-            row = run_once(jobs, queue, args.policy, args.reservation_depth)
+            row = run_once(
+                jobs, queue, args.policy, args.reservation_depth, not args.no_incremental
+            )
             rows.append(row)
             calls = row["matcher_calls"]
             print(
                 f"{queue:>12} {row['jobs']:>6} jobs {row['seconds']:>9.2f} s "
+                f"(cpu {row['cpu_seconds']:.2f} s) "
                 f"{row['jobs_per_second']:>8.1f} jobs/s  wait {row['mean_wait']:>9.1f} s  "
                 f"bsld {row['mean_bsld']:>7.2f}  util {row['node_utilisation']:.3f}  "
                 f"calls alloc {calls['allocate']} reserve {calls['reserve']} "
                 f"cancel {calls['cancel']} skipped {calls['skipped']} "
-                f"passes {calls['passes']} (resumed {calls['resumed_passes']})",
+                f"kept {calls.get('kept', 0)} passes {calls['passes']} "
+                f"(resumed {calls['resumed_passes']})  digest {row['digest']}",
                 flush=True,
             )
             if args.cqsim and queue == "easy":

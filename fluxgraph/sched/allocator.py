@@ -138,6 +138,8 @@ class MatcherAllocator:
         self.total_cores = len(graph.by_type.get("core", []))
         self._rank_of = node_ranks(graph)
         self._checked: dict[object, str] = {}
+        #: reservations the matcher's fast path booked (the ones :meth:`keep` may vouch for)
+        self._fast_reserved: set[int] = set()
 
     def check(self, job: Job) -> str:
         key = self.shape.key(job)  # satisfiability does not depend on the duration
@@ -156,13 +158,31 @@ class MatcherAllocator:
     def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
         sel = _Selection(self._rank_of, self.graph.types)
         op = "allocate_orelse_reserve" if reserve else "allocate"
+        fast = self.matcher.traverser.fastpath
+        used = -1 if fast is None else fast.used
         out = self.matcher.run(self.shape.jobspec(job), op, jobid, sel, now)
         if out.rc != 0:
             return None
+        if out.at > now and fast is not None and fast.used > used:
+            self._fast_reserved.add(jobid)
         return Allocation(out.at, tuple(sel.nodes), sel.cores, tuple(sel.held))
 
     def release(self, jobid: int) -> None:
+        self._fast_reserved.discard(jobid)
         self.matcher.cancel(jobid)
+
+    def keep(self, jobid: int, now: int) -> bool:
+        """Whether reservation ``jobid`` is what cancelling it and booking its job again at
+        ``now`` would give, when the caller knows the job's earliest start cannot have moved
+        (then the matcher's learned order is updated as that booking would update it).
+
+        Only reservations the fast path booked are vouched for, on a matcher without a verify
+        twin (:meth:`fluxgraph.traverser.fastpath.FlatNodes.reselects` decides).
+        """
+        fast = self.matcher.traverser.fastpath
+        if jobid not in self._fast_reserved or fast is None or self.matcher._shadow is not None:
+            return False
+        return fast.reselects(jobid, now)
 
     def family(self, job: Job) -> tuple[object, int]:
         return self.shape.family(self.shape.key(job))

@@ -25,6 +25,21 @@ Two shortcuts skip matcher calls whose outcome is already known; both give ident
   of the queue that is unchanged, and the walk resumes after it. Every reservation in that
   prefix lies after the new ``now`` (running spans end only after their finish events), so
   re-making it would give the same time and the same resources.
+
+A third (``incremental``, on by default; issue 35) keeps the last pass's first reservation
+instead of cancelling and re-making it, when the pass walks its job first and may still reserve:
+
+* the start cannot move: every booking older than the reservation is still held or held nothing
+  from ``now`` on (jobs that ended at their walltime), so the machine from ``now`` on is the one
+  it was reserved on plus later bookings; the reserve search tries ``now`` and then the planners'
+  span edges in time order, and an earlier fit would have been found then (at an edge of the old
+  state at or before it). A match at ``now`` is as strict as one later only while no running job
+  outlives its booking, hence only with ``kill_at_walltime`` and no ``retime`` hook;
+* the resources cannot move: the allocator's ``keep`` re-runs the selection at the reserved
+  window without the reservation (the learned ``first`` order may have changed) and re-keys that
+  order as the booking would; only the matcher fast path's reservations are vouched for.
+
+``tests/sched/test_incremental.py`` compares schedules with ``incremental=False``.
 """
 
 from __future__ import annotations
@@ -87,6 +102,8 @@ class Simulator:
     progress : called as ``progress(finished, total, now)`` after each event time.
     kill_at_walltime : end a job at its walltime if the runtime model runs it longer (Slurm's
         limit); off, the model's end stands (a model that treats the walltime as an estimate).
+    incremental : keep a pass's first reservation where re-making it provably gives the same
+        start and resources (see the module docstring); off re-makes it at every pass.
 
     Examples
     --------
@@ -112,6 +129,7 @@ class Simulator:
         scheduler: SchedulingPass | None = None,
         allocator: Allocator | None = None,
         kill_at_walltime: bool = True,
+        incremental: bool = True,
     ) -> None:
         self.queue = make_queue_policy(queue) if isinstance(queue, str) else queue
         self.priority = get_priority(priority)
@@ -127,6 +145,10 @@ class Simulator:
             allocator = MatcherAllocator(graph, shape, policy, prune)
         self.allocator = allocator
         self._retime_hook = getattr(allocator, "retime", None)
+        # (a job outliving its booking would make a match now stricter than one later)
+        keep = getattr(allocator, "keep", None)
+        exact = incremental and kill_at_walltime and self._retime_hook is None
+        self._keep = keep if exact else None
         self.kill_at_walltime = kill_at_walltime
         self.runtime = runtime if runtime is not None else TraceRuntime()
         self.progress = progress
@@ -160,7 +182,10 @@ class Simulator:
             "reserve": 0,
             "skipped": 0,
             "cancel": 0,
+            "kept": 0,
         }
+        self._watch = 0  # the last pass's first reservation (the one a pass may keep)
+        self._horizon = -1  # latest end of a booking older than it, released since it was made
         self._idle_pass = False
         self._idle_wakeups = 0
         self._held: list[int] = []  # a custom pass's reservations, dropped at its next pass
@@ -242,7 +267,10 @@ class Simulator:
                 done.add(key)  # once: a job re-timed away and back has two entries
         for key in sorted(done):
             run = running.pop(key)
-            self.allocator.release(self._booking.pop(key))
+            mid = self._booking.pop(key)
+            self.allocator.release(mid)
+            if mid < self._watch:
+                self._horizon = max(self._horizon, run.start + run.job.walltime)
             self.stats["cancel"] += 1
             self.runtime.finish(run, now)
             self._records[key].end = now
@@ -304,6 +332,7 @@ class Simulator:
         self._held = []
         self._last = _Pass()
         self._dirty = True
+        self._watch = 0
 
     # -- one scheduling pass ---------------------------------------------------------------
 
@@ -337,10 +366,6 @@ class Simulator:
             while resume < limit and order[resume] == last.order[resume]:
                 resume += 1
             stats["resumed_passes"] += resume > 0
-        for rid in last.reservation[resume:]:
-            if rid:
-                allocator.release(rid)
-                stats["cancel"] += 1
         walk = _Pass(last.order[:resume], last.outcome[:resume], last.reservation[:resume])
         failed: dict[tuple, list[tuple[int, int]]] = {}
         reserved = 0
@@ -349,8 +374,29 @@ class Simulator:
             reserved += outcome == _RESERVE
         stopped = bool(walk.outcome) and walk.outcome[-1] == _STOP
         depth = policy.queue_depth if policy.queue_depth is not None else len(order)
-        started: list[int] = []
+        held = 0
+        if not stopped and resume < min(depth, len(order)) and policy.may_reserve(reserved):
+            held = self._keepable(order[resume], last, resume, now)
+        for rid in last.reservation[resume:]:
+            if rid and rid != held:
+                allocator.release(rid)
+                stats["cancel"] += 1
         index = resume
+        if held:
+            if self._keep(held, now):  # type: ignore[misc]
+                key = order[resume]
+                self._remember_failure(failed, self._records[key].job)
+                self._records[key].reservations += 1
+                stats["kept"] += 1
+                reserved += 1
+                index += 1
+                walk.order.append(key)
+                walk.outcome.append(_RESERVE)
+                walk.reservation.append(held)
+            else:
+                allocator.release(held)
+                stats["cancel"] += 1
+        started: list[int] = []
         while not stopped and index < len(order) and index < depth:
             key = order[index]
             index += 1
@@ -371,6 +417,25 @@ class Simulator:
                 self._sort_keys.pop(k, None)
         self._last = walk
         self._dirty = bool(started)
+        try:
+            first = walk.reservation[walk.outcome.index(_RESERVE)]
+        except ValueError:
+            first = 0
+        if first != self._watch:
+            self._watch, self._horizon = first, -1
+
+    def _keepable(self, key: int, last: _Pass, resume: int, now: int) -> int:
+        """The last pass's first reservation when it is queued job ``key``'s, the first job
+        this pass walks, and no booking older than it has released time from ``now`` on since
+        it was made; else 0. Its job's earliest start then cannot have moved (see the module
+        docstring), and the allocator's ``keep`` decides whether the resources stand."""
+        if self._keep is None or not self._watch or self._horizon > now:
+            return 0
+        try:
+            k = last.reservation.index(self._watch, resume)
+        except ValueError:
+            return 0
+        return self._watch if last.order[k] == key else 0
 
     def _schedule_custom(self, now: int, finished: int, submitted: int, woken: bool) -> None:
         """One pass of the custom scheduler, after dropping its previous reservations."""

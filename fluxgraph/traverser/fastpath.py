@@ -482,6 +482,80 @@ class FlatNodes:
         tr._sorted_out[root] = None  # rebuilt from the weights on next use
         tr._sorted_keys[root] = None
 
+    def reselects(self, jobid: int, now: int) -> bool:
+        """Whether cancelling reservation ``jobid`` and re-booking its request at its own start
+        (the match made at ``now``) would select the same nodes; if so, the exploration weights
+        are re-keyed as that booking would re-key them, and the reservation stands for it.
+
+        The caller vouches that the start cannot move (the earliest start is not this method's
+        question) and that the reservation was booked by this engine for a request it accepts.
+        The selection is the one :meth:`select` makes at the reservation's window with the
+        reservation itself not counted: the first ``p`` candidates no other job touches.
+
+            >>> from fluxgraph.machines import build_machine
+            >>> from fluxgraph.sched.allocator import MatcherAllocator
+            >>> from fluxgraph.sched.shapes import JobShape
+            >>> from fluxgraph.workload import Job
+            >>> a = MatcherAllocator(build_machine("nodes=2"), JobShape("node", 1))
+            >>> a.allocate(Job(1, 0, 10, 10, procs=2), 1, now=0, reserve=False).at
+            0
+            >>> a.allocate(Job(2, 0, 5, 5, procs=1), 2, now=0, reserve=True).at
+            10
+            >>> a.matcher.traverser.fastpath.reselects(2, now=3)
+            True
+        """
+        if not self.owns(jobid):
+            return False
+        tr = self.tr
+        policy = tr.policy
+        if type(policy) is not IdOrder or policy.stop_on_k > 1:
+            return False
+        mine = self.jobs.get(jobid)
+        if not mine:
+            return False
+        busy = self.busy
+        at = end = -1
+        for s, e, j, alloc in busy[mine[0]]:
+            if j == jobid:
+                if alloc:
+                    return False  # an allocation, not a reservation
+                at, end = s, e
+                break
+        if at <= now:
+            return False
+        shape = self.shape
+        assert shape is not None
+        if policy.stop_on_k:
+            pos = shape.pos
+            order = [pos[e] for e in tr.sorted_out_edges(shape.root)]
+        else:
+            order = shape.by_id_high if policy.prefer_high else shape.by_id_low
+        p = len(mine)
+        chosen = []
+        for i in order:
+            for s, e, j, _ in busy[i]:
+                if s < end and e > at and j != jobid:
+                    break
+            else:
+                chosen.append(i)
+                if len(chosen) == p:
+                    break
+        if sorted(chosen) != mine:
+            return False
+        if policy.stop_on_k:
+            subplans = tr.graph.schedule.subplans
+            root_edges = tr.graph.child_edges(tr.dom)[shape.root]
+            moved = []
+            for i in mine:
+                v = shape.nodes[i]
+                if subplans[v] is not None:
+                    weight = self._weight(v, root_edges[i], now)
+                    if weight is not None:
+                        moved.append((root_edges[i], weight))
+            if moved:
+                self._rekey(moved)
+        return True
+
     def owns(self, jobid: int) -> bool:
         """Whether :meth:`cancel` may remove ``jobid`` (a job the mirror holds, mirror valid)."""
         return self._valid and jobid in self._known_root and self.ready() is not None
