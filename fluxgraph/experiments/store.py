@@ -150,24 +150,20 @@ class ResultStore:
         :data:`_LOCKED_HERE`.
         """
         key = str(self.dir.resolve())
+        held = ExperimentError(f"{self.dir}: another sweep is writing these results (lock held)")
         if key in _LOCKED_HERE:
-            raise ExperimentError(f"{self.dir}: another sweep is writing these results (lock held)")
-        if fcntl is None:  # pragma: no cover
-            _LOCKED_HERE.add(key)
-            self._lock_key = key
-            return
-        fh = open(self.dir / ".sweep.lock", "a+")  # noqa: SIM115 (held open until close())
-        try:
-            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.close()
-            raise ExperimentError(
-                f"{self.dir}: another sweep is writing these results (lock held)"
-            ) from None
-        fh.truncate(0)
-        fh.write(f"{os.getpid()}\n")
-        fh.flush()
-        self._lock_fh = fh
+            raise held
+        if fcntl is not None:
+            fh = open(self.dir / ".sweep.lock", "a+")  # noqa: SIM115 (held open until close())
+            try:
+                fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                fh.close()
+                raise held from None
+            fh.truncate(0)
+            fh.write(f"{os.getpid()}\n")
+            fh.flush()
+            self._lock_fh = fh
         _LOCKED_HERE.add(key)
         self._lock_key = key
 

@@ -309,10 +309,11 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         queue = make_queue_policy(args.queue, args.reservation_depth, args.queue_depth)
-        with _stage(f"building machine {args.machine}", not args.quiet and _large(args)):
+        show = not args.quiet and _large(args)
+        with _stage(f"building machine {args.machine}", show):
             graph = load_machine(args.machine)
         _check_prune(args.prune, graph)
-        with _stage(f"reading trace {args.trace}", not args.quiet and _large(args)):
+        with _stage(f"reading trace {args.trace}", show):
             workload = _workload(args)
         if args.limit:
             workload = workload.head(args.limit)
