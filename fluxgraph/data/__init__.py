@@ -26,7 +26,7 @@ from pathlib import Path
 
 from fluxgraph.errors import FluxgraphError
 
-__all__ = ["KINDS", "bundled", "names"]
+__all__ = ["KINDS", "bundled", "local_or_bundled", "names"]
 
 #: Folder and default extension of each kind of bundled file (traces sit at the top).
 KINDS = {
@@ -71,3 +71,21 @@ def bundled(kind: str, name: str) -> Path:
                 return candidate
     listed = ", ".join(names(kind)) or "none"
     raise FluxgraphError(f"no bundled {kind[:-1]} {name!r}; bundled {kind}: {listed}")
+
+
+def local_or_bundled(kind: str, name: str) -> Path:
+    """``name`` as a path, or, for a bare name (no directory part) that is no file here, the
+    bundled file of that name: a file in the working directory always comes first.
+
+    >>> local_or_bundled("machines", "tiny").name
+    'tiny.graphml'
+
+    Raises
+    ------
+    FluxgraphError
+        For a bare name that is neither a file here nor bundled (listing the bundled names).
+    """
+    path = Path(name)
+    if path.exists() or path.name != name:
+        return path
+    return bundled(kind, name)

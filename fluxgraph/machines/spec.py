@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fluxgraph.data import bundled
+from fluxgraph.data import local_or_bundled
 from fluxgraph.errors import FluxgraphError, SimulationError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.limits import MAX_GENERATED_VERTICES
@@ -199,13 +199,12 @@ def load_machine(machine: str | Path) -> ResourceGraph:
     path = Path(text)
     if "=" in text and not path.exists():
         return build_machine(text)
-    if not path.exists() and path.name == text:
-        try:
-            path = bundled("machines", text)
-        except FluxgraphError as err:
-            raise SimulationError(
-                f"machine {text!r}: no such file, not a spec (nodes=N,...) and {err}"
-            ) from None
+    try:
+        path = local_or_bundled("machines", text)
+    except FluxgraphError as err:
+        raise SimulationError(
+            f"machine {text!r}: no such file, not a spec (nodes=N,...) and {err}"
+        ) from None
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise SimulationError(

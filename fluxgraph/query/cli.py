@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from errno import EFBIG, EPIPE
 from typing import TextIO
 
-from fluxgraph.data import bundled
+from fluxgraph.data import local_or_bundled
 from fluxgraph.errors import FluxgraphError, MatchError, QueryError, ReaderError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.limits import parse_digits, read_text
@@ -184,9 +184,8 @@ def _bundled_machine(path: str) -> str:
     """``-L``'s file: as given, or for a bare name that is no file here, the bundled machine of
     that name (``-L medium``; :mod:`fluxgraph.data`). The reference cannot read such a name,
     so every name it reads is read the same here (``docs/deviations.md``)."""
-    if "/" not in path and not os.path.exists(path):
-        with contextlib.suppress(FluxgraphError):
-            return str(bundled("machines", path))
+    with contextlib.suppress(FluxgraphError):
+        return str(local_or_bundled("machines", path))
     return path
 
 

@@ -30,7 +30,7 @@ from fluxgraph.sched.priority import PRIORITIES
 from fluxgraph.sched.queueing import QUEUE_POLICIES, make_queue_policy
 from fluxgraph.sched.shapes import SHAPES
 from fluxgraph.sched.simulator import Simulator
-from fluxgraph.workload import Workload, bundled_trace, load_workload
+from fluxgraph.workload import Workload, load_workload
 
 __all__ = ["add_parser", "positive_int", "run"]
 
@@ -231,9 +231,8 @@ def _workload(args) -> Workload:
             )
         return getattr(generators, name)(n, seed=args.seed)
     path = Path(args.trace)
-    if not path.exists() and not path.is_absolute() and path.parent == Path("."):
-        with contextlib.suppress(FluxgraphError, FileNotFoundError, KeyError):
-            path = bundled_trace(args.trace)
+    with contextlib.suppress(FluxgraphError):
+        path = data.local_or_bundled("traces", args.trace)
     return load_workload(
         path, args.format, lenient=args.lenient, limit=args.limit, mapping=args.columns
     )
