@@ -105,6 +105,8 @@ class FlatNodes:
         self.npartial: list[int] = []
         #: job id -> node positions (ascending), for jobs below nodes
         self.jobs: dict[int, list[int]] = {}
+        #: jobs holding some of the root's own leaves (booked by the walk)
+        self.pooled: set[int] = set()
         self._known_root: set[int] = set()
         self._status_epoch = -1
         self._all_up = False
@@ -183,7 +185,13 @@ class FlatNodes:
                 self.npartial[i] += alloc == 2
                 self.jobs.setdefault(j, []).append(i)
         root_tags = tags[shape.root] or {}
-        if any(j not in root_tags for j in self.jobs):
+        self.pooled = set()
+        for _, c in shape.extra:
+            self.pooled.update(tags[c] or ())
+            self.pooled.update(allocations[c] or ())
+        if any(j not in root_tags for j in self.jobs) or any(
+            j not in root_tags for j in self.pooled
+        ):
             return False
         self._known_root = set(root_tags)
         return True
@@ -234,7 +242,7 @@ class FlatNodes:
         policy = tr.policy
         if policy.stop_on_k:
             pos = shape.pos
-            order = [pos[e] for e in tr.sorted_out_edges(root)]
+            order = [pos[e] for e in tr.sorted_out_edges(root) if e in pos]
         else:
             order = shape.by_id_high if policy.prefer_high else shape.by_id_low
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
@@ -284,7 +292,7 @@ class FlatNodes:
         emit_vtx, emit_edg = writer.emit_vtx, writer.emit_edg
         rekey = tr.policy.stop_on_k > 0
         root = shape.root
-        root_edges = g.child_edges(dom)[root]
+        root_edges = shape.edges
         chosen = sorted(chosen)
         holding = SmallPlanner.holding
         # what the walk accumulates below one node taken whole (its leaves of pruning types)
@@ -527,7 +535,7 @@ class FlatNodes:
         assert shape is not None
         if policy.stop_on_k:
             pos = shape.pos
-            order = [pos[e] for e in tr.sorted_out_edges(shape.root)]
+            order = [pos[e] for e in tr.sorted_out_edges(shape.root) if e in pos]
         else:
             order = shape.by_id_high if policy.prefer_high else shape.by_id_low
         p = len(mine)
@@ -544,7 +552,7 @@ class FlatNodes:
             return False
         if policy.stop_on_k:
             subplans = tr.graph.schedule.subplans
-            root_edges = tr.graph.child_edges(tr.dom)[shape.root]
+            root_edges = shape.edges
             moved = []
             for i in mine:
                 v = shape.nodes[i]
@@ -624,7 +632,14 @@ class FlatNodes:
                     if r and jobid in r:
                         plans[c].rem_span(r.pop(jobid))
             self._drop(i, jobid)
-        tr.preorder = 1 + len(shape.nodes) + pre
+        if jobid in self.pooled:  # the walk booked some of the root's own leaves
+            self.pooled.discard(jobid)
+            for _, c in shape.extra:
+                t = tags[c]
+                if t and jobid in t:
+                    post += 1
+                    remove(c)
+        tr.preorder = 1 + len(shape.nodes) + len(shape.extra) + pre
         tr.postorder = 1 + len(positions) + post
         return 0
 
@@ -657,6 +672,8 @@ class FlatNodes:
             self.npartial[i] += b[3] == 2
         if mine:
             self.jobs[jobid] = [i for i, _ in mine]
+        if any(jobid in (tags[c] or ()) for _, c in shape.extra):
+            self.pooled.add(jobid)
         self._known_root = set(sched.tags[shape.root] or ())
 
     def _drop(self, i: int, jobid: int) -> None:
@@ -675,6 +692,7 @@ class FlatNodes:
         """``jobid`` was cancelled by the walk: drop it from the mirror."""
         for i in self.jobs.pop(jobid, []):
             self._drop(i, jobid)
+        self.pooled.discard(jobid)
         self._known_root.discard(jobid)
 
     # -- invariants ----------------------------------------------------------------------------
@@ -684,7 +702,7 @@ class FlatNodes:
         if not self._valid or self.shape is None:
             return
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
-        jobs, known = self.jobs, set(self._known_root)
+        jobs, known, pooled = self.jobs, set(self._known_root), set(self.pooled)
         assert self.resync(), "the planners hold a booking the mirror cannot stand for"
         assert [sorted(b) for b in busy] == [sorted(b) for b in self.busy], "busy lists differ"
         assert nalloc == self.nalloc, "allocation counts differ"
@@ -693,6 +711,7 @@ class FlatNodes:
             j: sorted(v) for j, v in self.jobs.items()
         }, "job positions differ"
         assert known == self._known_root, "root jobs differ"
+        assert pooled == self.pooled, "jobs holding the root's leaves differ"
         for i, lst in enumerate(self.busy):
             for s, e, _, _ in lst:
                 assert 0 <= s < e, f"bad window at node position {i}"

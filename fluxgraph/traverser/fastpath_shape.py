@@ -1,8 +1,8 @@
 """The flat machines and the requests the fast path answers (:mod:`.fastpath`).
 
-:func:`flat_shape` reads a traverser's graph as a root holding only alike nodes that hold only
-leaves; :func:`node_request` tells whether a request is a whole-node one that every free node of
-such a machine serves.
+:func:`flat_shape` reads a traverser's graph as a root holding alike nodes that hold only
+leaves, and maybe leaves of its own (a pool: burst-buffer chunks, say); :func:`node_request`
+tells whether a request is a whole-node one that every free node of such a machine serves.
 """
 
 from __future__ import annotations
@@ -19,9 +19,20 @@ __all__ = ["Shape", "flat_shape", "node_request"]
 class Shape:
     """The flat machine as the engine reads it (built once per graph version)."""
 
-    __slots__ = ("by_id_high", "by_id_low", "key", "kind", "node_edges", "nodes", "pos", "root")
+    __slots__ = (
+        "by_id_high",
+        "by_id_low",
+        "edges",
+        "extra",
+        "key",
+        "kind",
+        "node_edges",
+        "nodes",
+        "pos",
+        "root",
+    )
 
-    def __init__(self, key, root, nodes, node_edges, kind, pos, low):
+    def __init__(self, key, root, nodes, node_edges, kind, pos, low, extra=()):
         self.key = key
         self.root = root
         #: node vertex per position (positions follow the root's child edges)
@@ -30,17 +41,22 @@ class Shape:
         self.node_edges: list[list[int]] = node_edges
         #: leaf type -> (count, size) below every node
         self.kind: dict[str, tuple[int, int]] = kind
-        #: root child edge id -> position
+        #: root child edge id -> position (node edges only)
         self.pos: dict[int, int] = pos
+        #: the root's child edge per node position
+        self.edges: list[int] = sorted(pos, key=pos.__getitem__)
+        #: the root's own leaves (edge, vertex), in child-edge order: no request the engine
+        #: accepts asks for them, but a job the walk booked may hold some
+        self.extra: tuple[tuple[int, int], ...] = tuple(extra)
         self.by_id_low: list[int] = low
         self.by_id_high: list[int] = low[::-1]
 
 
 def flat_shape(tr: Traverser) -> Shape | None:
     """The flat layout of ``tr``'s graph, or ``None`` when it is not one: a single subsystem,
-    a root whose children are all ``node`` vertices of size 1 with distinct ids, each with one
+    a root whose children are ``node`` vertices of size 1 with distinct ids, each with one
     parent and only leaf children, every node holding the same leaf types in the same counts
-    and sizes."""
+    and sizes; the root's other children, if any, are leaves of other types (a pool)."""
     g = tr.graph
     if len(tr.subsystems) != 1:
         return None
@@ -52,12 +68,20 @@ def flat_shape(tr: Traverser) -> Shape | None:
     dst, types, sizes, out_edges = g.edge_dst, g.types, g.sizes, g.out_edges
     if len(out_edges[root]) != len(children[root]) or not children[root]:
         return None
-    nodes, node_edges, pos = [], [], {}
+    nodes, node_edges, pos, extra = [], [], {}, []
     kind: dict[str, tuple[int, int]] | None = None
     seen: set[int] = set()
-    for i, e in enumerate(children[root]):
+    for e in children[root]:
         v = dst[e]
-        if types[v] != "node" or sizes[v] != 1 or len(g.in_edges[v]) != 1 or v in seen:
+        if len(g.in_edges[v]) != 1 or v in seen:
+            return None
+        if types[v] != "node":
+            if out_edges[v]:
+                return None
+            seen.add(v)
+            extra.append((e, v))
+            continue
+        if sizes[v] != 1:
             return None
         seen.add(v)
         mine: dict[str, list[int]] = {}
@@ -77,14 +101,17 @@ def flat_shape(tr: Traverser) -> Shape | None:
             kind = here
         elif here != kind:
             return None
+        pos[e] = len(nodes)
         nodes.append(v)
         node_edges.append(children[v])
-        pos[e] = i
+    if not nodes or (kind and any(types[v] in kind for _, v in extra)):
+        return None
     ids = g.ids
     if len({ids[v] for v in nodes}) != len(nodes):
         return None
     low = sorted(range(len(nodes)), key=lambda i: ids[nodes[i]])
-    return Shape((g.num_vertices, g.num_edges), root, nodes, node_edges, kind or {}, pos, low)
+    key = (g.num_vertices, g.num_edges)
+    return Shape(key, root, nodes, node_edges, kind or {}, pos, low, extra)
 
 
 def _fixed(r: Request) -> bool:

@@ -30,7 +30,8 @@ POLICIES = ["first", "firstnodex", "low", "high", "lonode", "hinode", "lonodex",
 
 
 def flat_machine(rng: random.Random) -> ResourceGraph:
-    """cluster > nodes > leaves (cores, memory, ssd), sometimes with a pool under the root or
+    """cluster > nodes > leaves (cores, memory, ssd), sometimes with pool leaves under the
+    root (still flat: the engine answers node requests, the walk pool requests), sometimes with
     racks (then not flat: the walk answers)."""
     g = ResourceGraph()
     root = g.add_vertex("cluster", "c", 0, paths={"containment": "/c0"})
@@ -59,9 +60,10 @@ def flat_machine(rng: random.Random) -> ResourceGraph:
                     )
                     g.add_edge(node, v, "containment")
             rank += 1
-    if rng.random() < 0.1:
-        v = g.add_vertex("bb", "bb", 0, size=8, paths={"containment": "/c0/bb0"})
-        g.add_edge(root, v, "containment")
+    if rng.random() < 0.3:
+        for i in range(rng.randint(1, 3)):
+            v = g.add_vertex("bb", "bb", i, size=8, paths={"containment": f"/c0/bb{i}"})
+            g.add_edge(root, v, "containment")
     return g
 
 
@@ -75,6 +77,8 @@ def jobspec(rng: random.Random, nodes: int, duration: int) -> dict:
     slot = {"type": "slot", "count": 1, "label": "t", "with": inner}
     if kind < 0.75:
         top = [{"type": "node", "count": rng.randint(1, nodes), "exclusive": True, "with": [slot]}]
+        if rng.random() < 0.2:  # pool units beside the nodes (the walk answers)
+            top.append({"type": "bb", "count": rng.randint(1, 12), "exclusive": True})
     elif kind < 0.9:
         top = [{"type": "node", "count": rng.randint(1, nodes), "with": [slot]}]
     else:
