@@ -23,10 +23,10 @@ from fluxgraph.errors import MatchError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.graph.depth import MAX_GRAPH_DEPTH, graph_depth
 from fluxgraph.jobspec import load as load_jobspec
+from fluxgraph.planner import GRAPH_END
 from fluxgraph.policies import MatchPolicy, create_policy
 from fluxgraph.traverser import elastic as _elastic
 from fluxgraph.traverser.core import OPS, Traverser
-from fluxgraph.traverser.dfu import GRAPH_END
 from fluxgraph.traverser.fastpath import FlatNodes
 from fluxgraph.traverser.fastpath_verify import Recorder, assert_same_state, expect
 from fluxgraph.traverser.find import find as _find

@@ -10,9 +10,10 @@ from fluxgraph.planner.errors import (
     PlannerRangeError,
 )
 from fluxgraph.planner.multi import PlannerMulti
-from fluxgraph.planner.planner import INT64_MAX, Planner
+from fluxgraph.planner.planner import GRAPH_END, INT64_MAX, Planner
 
 __all__ = [
+    "GRAPH_END",
     "INT64_MAX",
     "Planner",
     "PlannerBusyError",

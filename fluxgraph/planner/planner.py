@@ -24,6 +24,8 @@ __all__ = ["INT64_MAX", "Planner"]
 
 #: Largest total a planner accepts (the reference stores totals and times as ``int64``).
 INT64_MAX = (1 << 63) - 1
+#: End of a resource graph's time window (seconds from epoch 0), as in ``resource-query``.
+GRAPH_END = 3153600000
 _INT64_MIN = -(1 << 63)
 
 

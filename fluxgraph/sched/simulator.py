@@ -52,6 +52,7 @@ from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
+from fluxgraph.planner import GRAPH_END
 from fluxgraph.sched.allocator import Allocation, Allocator, MatcherAllocator
 from fluxgraph.sched.passes import SchedulingPass
 from fluxgraph.sched.priority import STATIC, Priority, fcfs, get_priority
@@ -59,7 +60,6 @@ from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
 from fluxgraph.sched.records import JobRecord, SimulationResult
 from fluxgraph.sched.runtime import RunningJob, RuntimeModel, TraceRuntime
 from fluxgraph.sched.shapes import JobShape
-from fluxgraph.traverser.dfu import GRAPH_END
 from fluxgraph.workload import Job, Workload
 
 __all__ = ["Simulator", "simulate"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from errno import EINVAL
 
 from fluxgraph.errors import PlannerError
-from fluxgraph.traverser.dfu import ALLOC, ALLOC_ORELSE_RESERVE, NO_ALLOC, JobMeta, Selector
-from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, SmallPlanner
+from fluxgraph.traverser.dfu import ALLOC, ALLOC_ORELSE_RESERVE, NO_ALLOC, Selector
+from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, JobMeta, SmallPlanner
 
 __all__ = ["Booker"]
 

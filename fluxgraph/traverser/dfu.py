@@ -2,8 +2,9 @@
 
 This module holds the matching half of the traverser (matching-semantics §6.7-§6.12): visiting a
 vertex, pruning, exploring children statically or dynamically, slots, and enforcing a best-k
-choice on the edges. :mod:`fluxgraph.traverser.update` applies a selection; :mod:`.ops` drives
-both for each match operation.
+choice on the edges. :mod:`fluxgraph.traverser.booking` applies a selection (and cancels one);
+:mod:`.core` drives both for each match operation, and hands whole-node requests on flat
+machines to the exact fast path of :mod:`.fastpath`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from errno import EBUSY, EINVAL, ENODEV
 from fluxgraph.errors import PlannerError
 from fluxgraph.graph import STATUS_UP, ResourceGraph
 from fluxgraph.graph.depth import is_tree
+from fluxgraph.planner import GRAPH_END
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 from fluxgraph.traverser.explore import Explorer
 from fluxgraph.traverser.pruning import PruningConfig
@@ -22,46 +24,28 @@ from fluxgraph.traverser.shortcut import plan_shortcut
 from fluxgraph.traverser.state import (
     ALLOC,
     ALLOC_ORELSE_RESERVE,
+    CONSTRAINED_TYPES,
     INT64_MAX,
     NO_ALLOC,
     SATISFIABILITY,
     X_CHECKER_NJOBS,
     Colors,
+    JobMeta,
     avail_during,
 )
 
 __all__ = [
     "ALLOC",
     "ALLOC_ORELSE_RESERVE",
-    "GRAPH_END",
     "NO_ALLOC",
     "SATISFIABILITY",
-    "JobMeta",
     "Selector",
     "fill_slot",
 ]
 
 _NONE_MATCH, _PRISTINE_NONE_MATCH, _RESOURCE_MATCH, _SLOT_MATCH = range(4)
-CONSTRAINED_TYPES = ("node", "storage_node")
 _NO_EDGE = -1
 _EDGE_DEFAULTS = (("e_needs", 0), ("e_excl", False), ("e_seq", 0), ("e_weight", (1 << 64) - 1))
-#: End of the graph's time window (seconds from epoch 0), as in ``resource-query``.
-GRAPH_END = 3153600000
-
-
-class JobMeta:
-    """One match request's time window and bookkeeping (``jobmeta_t``)."""
-
-    __slots__ = ("alloc_type", "at", "constraint", "duration", "jobid", "now", "queue")
-
-    def __init__(self, jobid: int, at: int, duration: int, constraint=None, queue: str = ""):
-        self.jobid = jobid
-        self.at = at
-        self.now = at
-        self.duration = duration
-        self.alloc_type = ALLOC
-        self.constraint = constraint
-        self.queue = queue
 
 
 class Selector(Explorer):
@@ -83,6 +67,9 @@ class Selector(Explorer):
         #: A policy's opt-in ``leaf_score(graph, u)``: the score its visit hooks give a leaf
         #: whose request has no members (``None``: run the hooks), read by :meth:`visit_leaf`.
         self.leaf_score = getattr(policy, "leaf_score", None)
+        #: A policy's opt-in ``match_window(meta)``: told the job and the start time of every
+        #: select before its walk (class packing's start-time budget looks ahead from it).
+        self.match_window = getattr(policy, "match_window", None)
         self.colors = Colors(graph, subsystems)
         m = graph.num_edges
         self.e_needs = [0] * m
@@ -235,6 +222,8 @@ class Selector(Explorer):
     def select(self, requests: list[Request], root: int, meta: JobMeta, excl: bool) -> int:
         """Select resources for ``requests`` below ``root`` at ``meta.at``; 0 or -1 (errno)."""
         self.tick()
+        if self.match_window is not None:
+            self.match_window(meta)
         if self.shortcuts:
             # (an empty region proves the request cannot be met: the walk then fails at the
             # root exactly as the full walk does, errno included, so no re-run is needed)

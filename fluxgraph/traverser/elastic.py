@@ -29,8 +29,7 @@ from fluxgraph.readers.jgf_update import read_selection
 from fluxgraph.readers.jgf_update import read_update as read_jgf_update
 from fluxgraph.readers.rv1exec_update import read_ranks
 from fluxgraph.readers.rv1exec_update import read_update as read_rv1_update
-from fluxgraph.traverser.dfu import JobMeta
-from fluxgraph.traverser.state import own_planner
+from fluxgraph.traverser.state import JobMeta, own_planner
 
 if TYPE_CHECKING:
     from fluxgraph.traverser.core import Traverser

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from fluxgraph.policies.scoring import EGroup, ScoringObject
 
 if TYPE_CHECKING:
-    from fluxgraph.traverser.dfu import JobMeta
+    from fluxgraph.traverser.state import JobMeta
 
 __all__ = ["Explorer"]
 

@@ -56,9 +56,9 @@ from errno import ENODEV
 from typing import TYPE_CHECKING
 
 from fluxgraph.errors import PlannerError
-from fluxgraph.graph import STATUS_UP
 from fluxgraph.policies.ids import IdOrder
-from fluxgraph.traverser.fastpath_shape import Shape, flat_shape, node_request
+from fluxgraph.traverser.fastpath_mirror import Mirror
+from fluxgraph.traverser.fastpath_shape import node_request
 from fluxgraph.traverser.state import (
     ALLOC,
     ALLOC_ORELSE_RESERVE,
@@ -71,20 +71,13 @@ from fluxgraph.traverser.state import (
 
 if TYPE_CHECKING:
     from fluxgraph.traverser.core import Traverser
-    from fluxgraph.traverser.dfu import JobMeta
     from fluxgraph.traverser.request import Request
+    from fluxgraph.traverser.state import JobMeta
 
 __all__ = ["FlatNodes"]
 
 
-def _alloc_kind(j: int, node_allocs: dict, allocations: list, leaves: list[int]) -> int:
-    """1: job ``j`` allocates the node; 2: only some of its ``leaves``; 0: neither."""
-    if j in node_allocs:
-        return 1
-    return 2 if any(allocations[c] and j in allocations[c] for c in leaves) else 0
-
-
-class FlatNodes:
+class FlatNodes(Mirror):
     """The fast path's engine on one traverser (see the module docstring).
 
     ``used`` counts the matches it answered; :meth:`_check` compares its mirror with the
@@ -92,109 +85,8 @@ class FlatNodes:
     """
 
     def __init__(self, tr: Traverser) -> None:
-        self.tr = tr
-        self.shape: Shape | None = None
-        self._shape_key: tuple | None = None
-        #: per node position: [(start, end, jobid, alloc)] of every job below it; ``alloc`` is
-        #: 1 for an allocation of the node, 2 for one of some leaves only (a shared node), else 0
-        self.busy: list[list[tuple[int, int, int, int]]] = []
-        #: per node position: jobs allocating the node (a match made now fails the node)
-        self.nalloc: list[int] = []
-        #: per node position: jobs allocating leaves only (a match made now is left to the walk
-        #: where no such job's window covers the match's: its leaves then decide)
-        self.npartial: list[int] = []
-        #: job id -> node positions (ascending), for jobs below nodes
-        self.jobs: dict[int, list[int]] = {}
-        #: jobs holding some of the root's own leaves (booked by the walk)
-        self.pooled: set[int] = set()
-        self._known_root: set[int] = set()
-        self._status_epoch = -1
-        self._all_up = False
-        self._valid = False
+        super().__init__(tr)
         self.used = 0
-
-    # -- trust ---------------------------------------------------------------------------------
-
-    def invalidate(self) -> None:
-        """Forget the mirror (re-read from the planners on next use)."""
-        self._valid = False
-
-    def ready(self) -> Shape | None:
-        """The flat shape when the mirror can be trusted now, else ``None``."""
-        tr = self.tr
-        g = tr.graph
-        key = (g.num_vertices, g.num_edges)
-        if key != self._shape_key:
-            self._shape_key = key
-            self.shape = flat_shape(tr)
-            self._valid = False
-            self._status_epoch = -1  # (new vertices: statuses are read again)
-        shape = self.shape
-        if shape is None:
-            return None
-        epoch = getattr(tr, "status_epoch", 0)
-        if epoch != self._status_epoch:
-            self._status_epoch = epoch
-            self._all_up = all(s == STATUS_UP for s in g.status)
-        if not self._all_up:
-            return None
-        tags = g.schedule.tags[shape.root]
-        if not self._valid or (tags or {}).keys() != self._known_root:
-            self._valid = self.resync()
-        return shape if self._valid else None
-
-    def resync(self) -> bool:
-        """Re-read every job below the nodes from the planners; False when some booking is not
-        one the mirror can stand for (a job holding a node twice, a tag without its span)."""
-        shape = self.shape
-        assert shape is not None
-        sched = self.tr.graph.schedule
-        tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
-        allocations = sched.allocations
-        n = len(shape.nodes)
-        self.busy = [[] for _ in range(n)]
-        self.nalloc = [0] * n
-        self.npartial = [0] * n
-        self.jobs = {}
-        dst = self.tr.graph.edge_dst
-        for i, v in enumerate(shape.nodes):
-            held = tags[v]
-            spans = x_spans[v] or {}
-            xc = x_checkers[v]
-            if (
-                len(held or ()) != len(spans)
-                or (spans and (xc is None or xc.span_size() != len(spans)))
-                or (held and any(j not in spans for j in held))
-            ):
-                return False
-            mine = allocations[v] or {}
-            if any(j not in spans for j in mine):
-                return False  # an allocation no live job explains
-            leaves = [dst[e] for e in shape.node_edges[i]]
-            for c in leaves:
-                if any(j not in spans for j in tags[c] or ()) or any(
-                    j not in spans for j in allocations[c] or ()
-                ):
-                    return False
-            for j, sid in spans.items():
-                start = xc.span_start_time(sid)
-                end = start + xc.span_duration(sid)
-                alloc = _alloc_kind(j, mine, allocations, leaves)
-                self.busy[i].append((start, end, j, alloc))
-                self.nalloc[i] += alloc == 1
-                self.npartial[i] += alloc == 2
-                self.jobs.setdefault(j, []).append(i)
-        root_tags = tags[shape.root] or {}
-        self.pooled = set()
-        for _, c in shape.extra:
-            self.pooled.update(tags[c] or ())
-            self.pooled.update(allocations[c] or ())
-        if any(j not in root_tags for j in self.jobs) or any(
-            j not in root_tags for j in self.pooled
-        ):
-            return False
-        self._known_root = set(root_tags)
-        return True
 
     # -- the match operations ------------------------------------------------------------------
 
@@ -241,8 +133,7 @@ class FlatNodes:
             now_check = False
         policy = tr.policy
         if policy.stop_on_k:
-            pos = shape.pos
-            order = [pos[e] for e in tr.sorted_out_edges(root) if e in pos]
+            order = shape.learned(tr.sorted_out_edges(root))
         else:
             order = shape.by_id_high if policy.prefer_high else shape.by_id_low
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
@@ -534,8 +425,7 @@ class FlatNodes:
         shape = self.shape
         assert shape is not None
         if policy.stop_on_k:
-            pos = shape.pos
-            order = [pos[e] for e in tr.sorted_out_edges(shape.root) if e in pos]
+            order = shape.learned(tr.sorted_out_edges(shape.root))
         else:
             order = shape.by_id_high if policy.prefer_high else shape.by_id_low
         p = len(mine)
@@ -563,10 +453,6 @@ class FlatNodes:
             if moved:
                 self._rekey(moved)
         return True
-
-    def owns(self, jobid: int) -> bool:
-        """Whether :meth:`cancel` may remove ``jobid`` (a job the mirror holds, mirror valid)."""
-        return self._valid and jobid in self._known_root and self.ready() is not None
 
     def cancel(self, jobid: int) -> int:
         """Remove every span and tag of ``jobid`` in the cancel walk's order; 0 (the walk's
@@ -642,76 +528,3 @@ class FlatNodes:
         tr.preorder = 1 + len(shape.nodes) + len(shape.extra) + pre
         tr.postorder = 1 + len(positions) + post
         return 0
-
-    def adopt(self, jobid: int) -> None:
-        """The walk booked ``jobid``: read it into the mirror (or stop trusting the mirror
-        when it cannot stand for the booking)."""
-        shape = self.shape
-        if not self._valid or shape is None:
-            return
-        sched = self.tr.graph.schedule
-        tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
-        allocations, dst = sched.allocations, self.tr.graph.edge_dst
-        mine = []
-        for i, v in enumerate(shape.nodes):
-            held = tags[v]
-            if not held or jobid not in held:
-                continue
-            spans, xc = x_spans[v], x_checkers[v]
-            if not spans or jobid not in spans or xc.span_size() != len(spans):
-                self._valid = False
-                return
-            sid = spans[jobid]
-            start = xc.span_start_time(sid)
-            leaves = [dst[e] for e in shape.node_edges[i]]
-            alloc = _alloc_kind(jobid, allocations[v] or {}, allocations, leaves)
-            mine.append((i, (start, start + xc.span_duration(sid), jobid, alloc)))
-        for i, b in mine:
-            self.busy[i].append(b)
-            self.nalloc[i] += b[3] == 1
-            self.npartial[i] += b[3] == 2
-        if mine:
-            self.jobs[jobid] = [i for i, _ in mine]
-        if any(jobid in (tags[c] or ()) for _, c in shape.extra):
-            self.pooled.add(jobid)
-        self._known_root = set(sched.tags[shape.root] or ())
-
-    def _drop(self, i: int, jobid: int) -> None:
-        """Remove ``jobid``'s booking from node position ``i``'s list."""
-        lst = self.busy[i]
-        for k, b in enumerate(lst):
-            if b[2] == jobid:
-                del lst[k]
-                if b[3] == 1:
-                    self.nalloc[i] -= 1
-                elif b[3] == 2:
-                    self.npartial[i] -= 1
-                return
-
-    def forget(self, jobid: int) -> None:
-        """``jobid`` was cancelled by the walk: drop it from the mirror."""
-        for i in self.jobs.pop(jobid, []):
-            self._drop(i, jobid)
-        self.pooled.discard(jobid)
-        self._known_root.discard(jobid)
-
-    # -- invariants ----------------------------------------------------------------------------
-
-    def _check(self) -> None:
-        """Assert that the mirror equals what :meth:`resync` reads from the planners."""
-        if not self._valid or self.shape is None:
-            return
-        busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
-        jobs, known, pooled = self.jobs, set(self._known_root), set(self.pooled)
-        assert self.resync(), "the planners hold a booking the mirror cannot stand for"
-        assert [sorted(b) for b in busy] == [sorted(b) for b in self.busy], "busy lists differ"
-        assert nalloc == self.nalloc, "allocation counts differ"
-        assert npartial == self.npartial, "shared allocation counts differ"
-        assert {j: sorted(v) for j, v in jobs.items()} == {
-            j: sorted(v) for j, v in self.jobs.items()
-        }, "job positions differ"
-        assert known == self._known_root, "root jobs differ"
-        assert pooled == self.pooled, "jobs holding the root's leaves differ"
-        for i, lst in enumerate(self.busy):
-            for s, e, _, _ in lst:
-                assert 0 <= s < e, f"bad window at node position {i}"

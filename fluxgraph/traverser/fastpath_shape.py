@@ -7,6 +7,7 @@ tells whether a request is a whole-node one that every free node of such a machi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -50,6 +51,15 @@ class Shape:
         self.extra: tuple[tuple[int, int], ...] = tuple(extra)
         self.by_id_low: list[int] = low
         self.by_id_high: list[int] = low[::-1]
+
+
+    def learned(self, edges: list[int]) -> Iterator[int]:
+        """The node positions of the root's ``edges`` in their order, lazily (a select stops
+        at its ``p``-th free node; the root's own leaves are skipped)."""
+        pos = self.pos
+        if not self.extra:
+            return map(pos.__getitem__, edges)
+        return (pos[e] for e in edges if e in pos)
 
 
 def flat_shape(tr: Traverser) -> Shape | None:

@@ -32,7 +32,8 @@ from fluxgraph.traverser.state import SATISFIABILITY
 
 if TYPE_CHECKING:
     from fluxgraph.policies.scoring import ScoringObject
-    from fluxgraph.traverser.dfu import JobMeta, Selector
+    from fluxgraph.traverser.dfu import Selector
+    from fluxgraph.traverser.state import JobMeta
 
 __all__ = ["VisitReplay"]
 
@@ -174,7 +175,7 @@ class VisitReplay:
         constant changes no choice. ``guarded``: a vertex below ``u`` is of a type a
         constraint tests (its properties, which the shape omits, then count). Equal shapes are
         one object."""
-        from fluxgraph.traverser.dfu import CONSTRAINED_TYPES  # (dfu imports this module)
+        from fluxgraph.traverser.state import CONSTRAINED_TYPES
 
         got = self.shaped.get(u)
         if got is not None:

@@ -36,8 +36,9 @@ from fluxgraph.policies.scoring import ScoringObject
 from fluxgraph.traverser.state import ALLOC, NO_ALLOC, SATISFIABILITY, X_CHECKER_NJOBS
 
 if TYPE_CHECKING:
-    from fluxgraph.traverser.dfu import JobMeta, Selector
+    from fluxgraph.traverser.dfu import Selector
     from fluxgraph.traverser.request import Request
+    from fluxgraph.traverser.state import JobMeta
 
 __all__ = ["Region", "plan_shortcut", "pristine_region"]
 

@@ -15,9 +15,11 @@ from fluxgraph.graph import ResourceGraph
 from fluxgraph.planner import INT64_MAX, Planner, PlannerInvalidError, PlannerRangeError
 
 __all__ = [
+    "CONSTRAINED_TYPES",
     "INT64_MAX",
     "X_CHECKER_NJOBS",
     "Colors",
+    "JobMeta",
     "SmallPlanner",
     "avail_during",
     "own_planner",
@@ -29,6 +31,28 @@ X_CHECKER_NJOBS = 1 << 30
 #: What a match books (``JobMeta.alloc_type``): an allocation, nothing, a reservation, or
 #: nothing while ignoring status (satisfiability).
 ALLOC, NO_ALLOC, ALLOC_ORELSE_RESERVE, SATISFIABILITY = range(4)
+#: Vertex types a match's constraint (``attributes.system.constraints``) applies to.
+CONSTRAINED_TYPES = ("node", "storage_node")
+
+
+class JobMeta:
+    """One match request's time window and bookkeeping (``jobmeta_t``).
+
+    >>> m = JobMeta(7, at=100, duration=60)
+    >>> (m.jobid, m.at, m.now, m.duration, m.alloc_type == ALLOC)
+    (7, 100, 100, 60, True)
+    """
+
+    __slots__ = ("alloc_type", "at", "constraint", "duration", "jobid", "now", "queue")
+
+    def __init__(self, jobid: int, at: int, duration: int, constraint=None, queue: str = ""):
+        self.jobid = jobid
+        self.at = at
+        self.now = at
+        self.duration = duration
+        self.alloc_type = ALLOC
+        self.constraint = constraint
+        self.queue = queue
 
 
 #: Spans a :class:`SmallPlanner` holds before it becomes a :class:`Planner`.

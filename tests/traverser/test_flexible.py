@@ -16,7 +16,6 @@ from fluxgraph.errors import MatchError
 from fluxgraph.matcher import Matcher
 from fluxgraph.readers import load
 from fluxgraph.traverser.core import Traverser
-from fluxgraph.traverser.dfu import JobMeta
 from fluxgraph.traverser.flexible import (
     MAX_XOR_EXPANSION,
     FlexibleTraverser,
@@ -25,6 +24,7 @@ from fluxgraph.traverser.flexible import (
     split_xor_slots,
 )
 from fluxgraph.traverser.request import Request, build_requests, prime_requests
+from fluxgraph.traverser.state import JobMeta
 from fluxgraph.writers.sink import SelectionCollector
 
 ROOT = Path(__file__).resolve().parents[2]
