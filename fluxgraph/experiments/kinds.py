@@ -52,6 +52,7 @@ KINDS: Mapping[str, str] = MappingProxyType(
         "disagg": "fluxgraph.papers.disagg.study:KIND",
         "fm": "fluxgraph.papers.fm.study:KIND",
         "ioaware": "fluxgraph.papers.ioaware.study:KIND",
+        "rabbit": "fluxgraph.papers.rabbit.study:KIND",
         "variation": "fluxgraph.papers.variation.study:KIND",
     }
 )

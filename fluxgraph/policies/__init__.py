@@ -64,12 +64,16 @@ def create_policy(spec: str | MatchPolicy) -> MatchPolicy:
     IdOrder(policy=low, node_centric=False, node_exclusive=False, stop_on_k=0)
     >>> create_policy("policy=high node_exclusive=true")
     IdOrder(policy=high, node_centric=False, node_exclusive=True, stop_on_k=0)
+    >>> create_policy("classpack:slack=1800")
+    ClassPacking(slack=1800, tie='bestfit')
     """
     if not isinstance(spec, str):
         return spec
     make = POLICIES.get(spec)
     if make is not None:
         return make()
+    if spec.startswith("classpack:"):
+        return _class_packing(spec)
     options: dict[str, str] = {}
     for token in spec.split(" "):
         key, sep, value = token.partition("=")
@@ -88,3 +92,25 @@ def create_policy(spec: str | MatchPolicy) -> MatchPolicy:
         node_exclusive=options.get("node_exclusive") == "true",
         stop_on_k=1 if options.get("stop_on_1_matches") == "true" else 0,
     )
+
+
+def _class_packing(spec: str) -> ClassPacking:
+    """``classpack:slack=S[,tie=T]`` (S seconds or ``inf``; spec §4.3): class packing with a
+    start-time budget. Raises :class:`MatchError` naming the bad option."""
+    options: dict[str, str] = {}
+    for token in spec.removeprefix("classpack:").split(","):
+        key, sep, value = token.partition("=")
+        if not sep or key not in ("slack", "tie") or key in options:
+            raise MatchError(f"invalid class-packing option {token!r} in {spec!r} "
+                             "(classpack:slack=<seconds|inf>[,tie=bestfit|fastest])")  # fmt: skip
+        options[key] = value
+    slack = options.get("slack", "0")
+    try:
+        seconds = float(slack)
+    except ValueError:
+        raise MatchError(f"invalid slack {slack!r} in {spec!r}: seconds or inf") from None
+    if not (seconds >= 0):  # (NaN too)
+        raise MatchError(f"invalid slack {slack!r} in {spec!r}: seconds >= 0 or inf")
+    if seconds.is_integer():
+        seconds = int(seconds)
+    return ClassPacking(slack=seconds, tie=options.get("tie", "bestfit"))

@@ -75,6 +75,8 @@ def _fraction(text: str) -> float:
 _CUSTOM_POLICY = (
     "policy=low|high [node_centric=true] [node_exclusive=true] [stop_on_1_matches=true]"
 )
+#: Class packing with a start-time budget (docs/policies.md).
+_BUDGET_POLICY = "classpack:slack=S[,tie=bestfit|fastest]"
 
 
 def _policy(text: str) -> str:
@@ -84,7 +86,7 @@ def _policy(text: str) -> str:
     except FluxgraphError:
         raise argparse.ArgumentTypeError(
             f"unknown policy {text!r}; choose one of {', '.join(POLICIES)}, "
-            f"or a custom '{_CUSTOM_POLICY}'"
+            f"a budgeted '{_BUDGET_POLICY}', or a custom '{_CUSTOM_POLICY}'"
         ) from None
     return text
 
@@ -184,8 +186,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--policy",
         default="first",
         type=_policy,
-        help=f"match policy: {', '.join(POLICIES)}, or a custom '{_CUSTOM_POLICY}' "
-        "(default: first)",
+        help=f"match policy: {', '.join(POLICIES)}, a budgeted '{_BUDGET_POLICY}', "
+        f"or a custom '{_CUSTOM_POLICY}' (default: first)",
     )
     p.add_argument(
         "--shape",

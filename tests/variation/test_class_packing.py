@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from variation_oracle import check_run
 
-from fluxgraph.errors import MatchError, SimulationError
+from fluxgraph.errors import MatchError
 from fluxgraph.matcher import Matcher
 from fluxgraph.papers.variation.quartz import build_quartz
 from fluxgraph.papers.variation.static_queue import fom_histogram, run_static_queue
@@ -20,10 +20,10 @@ from fluxgraph.workload import Job
 POLICIES = ("high", "low", "variation", "classpack", "classpack-strict")
 
 
-def _run(classes, jobs, policy, racks=1, slack=0):
+def _run(classes, jobs, policy, racks=1):
     graph = build_quartz(racks, len(classes) // racks, 1, 1, classes=classes)
     matcher = Matcher(graph, "CA", policy, prune="ALL:core,ALL:node")
-    return run_static_queue(matcher, jobs, sockets=1, cores=1, slack=slack)
+    return run_static_queue(matcher, jobs, sockets=1, cores=1)
 
 
 def _jobs(*shapes):
@@ -74,7 +74,9 @@ def test_narrowest_windows_examples():
     assert narrowest_windows({}, 1) == (-1, [])
 
 
-@pytest.mark.parametrize("bad", [{"slack": 60}, {"slack": -1}, {"tie": "worst"}])
+@pytest.mark.parametrize(
+    "bad", [{"slack": "60"}, {"slack": -1}, {"slack": math.nan}, {"tie": "worst"}]
+)
 def test_classpack_rejects_unsupported_options(bad):
     with pytest.raises(MatchError):
         ClassPacking(**bad)
@@ -83,6 +85,18 @@ def test_classpack_rejects_unsupported_options(bad):
 def test_classpack_names():
     assert repr(create_policy("classpack")) == "ClassPacking(slack=0, tie='bestfit')"
     assert create_policy("classpack-strict").slack == math.inf
+    assert create_policy("classpack:slack=1800") == ClassPacking(slack=1800)
+    assert create_policy("classpack:slack=inf,tie=fastest") == ClassPacking(math.inf, "fastest")
+    assert create_policy("classpack:tie=fastest,slack=2.5") == ClassPacking(2.5, "fastest")
+
+
+@pytest.mark.parametrize(
+    "bad", ["classpack:", "classpack:slack=-1", "classpack:slack=soon", "classpack:slack=nan",
+            "classpack:slack=1,slack=2", "classpack:budget=60", "classpack:tie=worst"],
+)  # fmt: skip
+def test_classpack_names_reject_bad_options(bad):
+    with pytest.raises(MatchError, match=r"slack|option|tie"):
+        create_policy(bad)
 
 
 _shapes = st.tuples(st.integers(1, 6), st.sampled_from([10, 25, 60, 100]))
@@ -129,8 +143,8 @@ def test_classpack_with_a_budget_waits_for_one_class_only_within_it():
     # the example above: job 2 spreads now, or takes one class at 100 s (job 1's end)
     classes = [1, 1, 1, 2, 2, 2, 3]
     jobs = _jobs((5, 100), (2, 50))
-    short = _run(classes, jobs, "classpack", slack=99)
-    enough = _run(classes, jobs, "classpack", slack=100)
+    short = _run(classes, jobs, "classpack:slack=99")
+    enough = _run(classes, jobs, "classpack:slack=100")
     assert (short[1].start, short[1].node_ids) == (0, (5, 6))
     assert (enough[1].start, enough[1].node_ids) == (100, (0, 1))
 
@@ -145,10 +159,5 @@ def test_classpack_with_a_budget_waits_for_one_class_only_within_it():
 def test_classpack_budget_follows_the_brute_force_oracle(racks, classes, shapes, slack):
     classes = classes * racks
     jobs = _jobs(*[(min(n, len(classes)), d) for n, d in shapes])
-    records = _run(classes, jobs, "classpack", racks, slack)
+    records = _run(classes, jobs, f"classpack:slack={slack}", racks)
     assert check_run("classpack", classes, jobs, records, slack) == len(jobs)
-
-
-def test_static_queue_rejects_a_negative_budget():
-    with pytest.raises(SimulationError):
-        _run([1, 2], _jobs((1, 10)), "classpack", slack=-1)

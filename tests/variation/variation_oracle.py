@@ -40,7 +40,7 @@ def check_run(policy, classes, jobs, records, slack=0):
 
     ``slack`` > 0 (``classpack`` only): the driver's start-time budget (spec §4.3 step 2): a
     job spread over ``w`` classes at ``T_any`` takes the narrowest window whose earliest start
-    is at most ``T_any + slack``, then the earliest, then the lowest class."""
+    is at most ``T_any + slack``, then the earliest, the fewest free nodes, the lowest class."""
     nodes = len(classes)
     busy = [[] for _ in range(nodes)]
     machine = Counter(classes)
@@ -68,16 +68,18 @@ def check_run(policy, classes, jobs, records, slack=0):
             _, lo = min((units, a) for w, units, a in found if w == w_min)  # best fit
             hi = lo + w_min
             if slack > 0:
-                starts = {}  # (w, a) -> earliest start of the window within the budget
+                starts = {}  # (w, a) -> (earliest start within the budget, free units then)
                 for t in fits:
                     if t > t_any + slack:
                         break
                     counts = Counter(classes[v] for v in _free(busy, nodes, t, d))
-                    for w, _, a in _windows(counts, n):
-                        starts.setdefault((w, a), t)
+                    for w, units, a in _windows(counts, n):
+                        starts.setdefault((w, a), (t, units))
                 w_best = min(w for w, _ in starts)
                 if w_best < w_min:
-                    start, lo = min((t, a) for (w, a), t in starts.items() if w == w_best)
+                    start, _, lo = min(  # spec §4.3: (T_W, free_W, a), best fit
+                        (t, u, a) for (w, a), (t, u) in starts.items() if w == w_best
+                    )
                     hi = lo + w_best
         assert rec.start == start, (job, rec.start, start)
         free = _free(busy, nodes, start, d)

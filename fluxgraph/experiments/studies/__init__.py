@@ -55,6 +55,7 @@ STUDIES: Mapping[str, str] = MappingProxyType(
         "ioaware": "fluxgraph.papers.ioaware.study",
         "lod": "fluxgraph.papers.fluxion.lod",
         "planner": "fluxgraph.papers.fluxion.planner",
+        "rabbit": "fluxgraph.papers.rabbit.study",
         "variation": "fluxgraph.papers.variation.study",
     }
 )

@@ -17,27 +17,29 @@ __all__ = ["plot_curve", "plot_makespans", "plot_runs"]
 
 def plot_runs(runs: Mapping[str, IORun], nodes: int, path: Path, title: str) -> Path:
     """One panel per run: delivered GiB/s (10 s means, left axis) and running jobs per type
-    (right axis), as the paper's Fig. 3 and Fig. 5."""
+    (right axis), as the paper's Fig. 3 and Fig. 5; times in seconds whatever the run's clock."""
     plt = pyplot()
     fig, axes = plt.subplots(len(runs), 1, figsize=(9, 2.3 * len(runs)), dpi=100, sharex=True)
     axes = list(axes) if len(runs) > 1 else [axes]
-    end = max(r.makespan for r in runs.values())
+    end = max(r.makespan_s for r in runs.values())
     for ax, (name, run) in zip(axes, runs.items(), strict=True):
-        times, rates = sample(run.filesystem.steps, run.makespan)
-        ax.fill_between(times, rates, step="pre", color="0.8", label="GiB/s")
+        k = run.ticks_per_s
+        times, rates = sample(run.filesystem.steps, run.makespan, every=10.0 * k)
+        ax.fill_between([t / k for t in times], rates, step="pre", color="0.8", label="GiB/s")
         ax.set_ylabel("GiB/s")
         ax.set_ylim(0, 17)
-        ax.set_title(f"{name}: makespan {run.makespan} s", fontsize="small", loc="left")
+        ax.set_title(f"{name}: makespan {run.makespan_s:g} s", fontsize="small", loc="left")
         twin = ax.twinx()
         for kind in THREADS:
             steps = concurrency(run.result.jobs, kind)
             if len(steps) > 1:
                 xs, ys = zip(*steps, strict=True)
-                twin.step(xs, ys, where="post", linewidth=0.8, label=kind)
+                twin.step([x / k for x in xs], ys, where="post", linewidth=0.8, label=kind)
         twin.set_ylim(0, nodes + 0.5)
         twin.set_ylabel("running jobs")
         if run.log.target:
-            ax.plot(run.log.times, run.log.target, ":", color="k", linewidth=0.8, label="R~")
+            ax.plot([t / k for t in run.log.times], run.log.target, ":", color="k",
+                    linewidth=0.8, label="R~")  # fmt: skip
     axes[0].figure.suptitle(title)
     handles, labels = [], []
     for axis in (axes[-1], twin):

@@ -131,16 +131,11 @@ def run_static_queue(
     cores: int = 18,
     jobspec: Callable[[Any], Any] | None = None,
     clock: Callable[[], float] = time.perf_counter,
-    slack: float = 0.0,
 ) -> list[StaticQueueRecord]:
     """Match every job of ``jobs`` once, in order, with ``allocate_orelse_reserve`` at time 0.
 
-    ``slack`` > 0 is class packing's start-time budget ``S`` (spec §4.3 step 2; seconds): a
-    job that the matcher's policy spreads over a window of ``w`` classes at its earliest start
-    ``T_any`` tries each narrower window of consecutive classes, narrowest first; if one starts
-    by ``T_any + S``, the job is cancelled and placed again under the constraint of the window
-    with the earliest start ``T_W`` (then the lowest class). With the ``classpack``
-    policy this is spec §4.3 for any ``S`` (the policy alone offers ``S`` = 0 and ``inf``).
+    The matcher's policy decides each placement; class packing's start-time budget (spec §4.3)
+    is the policy's own (``classpack:slack=1800``), not the driver's.
 
     Parameters
     ----------
@@ -164,16 +159,8 @@ def run_static_queue(
     >>> [(r.start, r.node_ids) for r in run_static_queue(m, jobs, sockets=0, cores=1)]
     [(0, (0, 1, 2)), (10, (0, 1))]
     """
-    if slack < 0:
-        raise SimulationError(f"static queue: slack must be >= 0, got {slack}")
     shapes: dict[tuple[int, int], Any] = {}
     records = []
-    classes: dict[int, int] = {}  # node logical id -> performance class
-    booked: dict[int, list[tuple[int, int]]] = {}  # node logical id -> committed spans
-    if slack > 0:
-        graph = matcher.graph
-        for v in graph.by_type.get("node", ()):
-            classes[graph.ids[v]] = int(graph.properties[v].get("perf_class", 0))
     for job in jobs:
         if jobspec is not None:
             spec = jobspec(job)
@@ -186,15 +173,6 @@ def run_static_queue(
         started = clock()
         out = matcher.run(spec, "allocate_orelse_reserve", job.id, writer, 0)
         visits = out.preorder
-        if slack > 0 and out.rc == 0:
-            packed = _within_slack(
-                job, writer.ids, out.at, slack, classes, booked, (sockets, cores)
-            )
-            if packed is not None:  # one class window within the budget: place it there
-                matcher.cancel(job.id)
-                writer = _NodeIds()
-                out = matcher.run(packed, "allocate_orelse_reserve", job.id, writer, 0)
-                visits += out.preorder
         seconds = clock() - started
         if out.rc != 0 and out.errno != ENODEV:
             raise SimulationError(f"static queue: job {job.id}: match failed (errno {out.errno})")
@@ -203,77 +181,7 @@ def run_static_queue(
         records.append(
             StaticQueueRecord(job.id, job.nodes, job.walltime, start, ids, seconds, visits)
         )
-        if slack > 0:
-            for i in ids:
-                booked.setdefault(i, []).append((start, start + job.walltime))
     return records
-
-
-def _within_slack(
-    job: Any,
-    nodes: list[int],
-    t_any: int,
-    slack: float,
-    classes: dict[int, int],
-    booked: dict[int, list[tuple[int, int]]],
-    shape: tuple[int, int],
-) -> Any:
-    """The constrained jobspec for ``job`` under start-time budget ``slack`` (see
-    :func:`run_static_queue`), or None to keep its placement ``nodes`` at ``t_any``.
-
-    ``classes``: node id -> class; ``booked``: node id -> the ``[start, end)`` spans of the
-    jobs committed before it. A window's earliest start comes from ``booked`` (the exact
-    pre-filter spec §4.3 allows): the first time from ``t_any`` on, among ``t_any`` and the
-    ends of spans, at which ``n`` of its nodes are free for the walltime; the matcher then
-    places the job under the chosen window's constraint.
-    """
-    spread = [classes[i] for i in nodes]
-    width = max(spread) - min(spread)
-    if not width:
-        return None
-    n, d = job.nodes, job.walltime
-    times, counts = _free_by_class(classes, booked, d, t_any, t_any + slack)
-    order = sorted(set(classes.values()))
-    for w in range(width):
-        best: tuple[int, int] | None = None
-        for a in order:
-            window = [p for p in order if a <= p <= a + w]
-            for t, free in zip(times, counts, strict=True):
-                if sum(free.get(p, 0) for p in window) >= n:
-                    if best is None or (t, a) < best:
-                        best = (t, a)
-                    break
-        if best is not None:
-            window = [p for p in order if best[1] <= p <= best[1] + w]
-            return node_jobspec(n, d, *shape, window)
-    return None
-
-
-def _free_by_class(
-    classes: dict[int, int],
-    booked: dict[int, list[tuple[int, int]]],
-    d: int,
-    lo: int,
-    hi: float,
-) -> tuple[list[int], list[dict[int, int]]]:
-    """The candidate starts in ``[lo, hi]`` (``lo`` and the spans' ends) and, at each, the
-    number of nodes per class free over ``[t, t + d)``. A window's earliest start is ``lo`` or
-    the end of one of its nodes' spans, so these times hold it."""
-    times = sorted({lo} | {e for spans in booked.values() for _, e in spans if lo < e <= hi})
-    always: dict[int, int] = {}
-    counts: list[dict[int, int]] = [{} for _ in times]
-    for v, p in classes.items():
-        spans = [(s, e) for s, e in booked.get(v, ()) if s < hi + d and e > lo]
-        if not spans:
-            always[p] = always.get(p, 0) + 1
-            continue
-        for t, free in zip(times, counts, strict=True):
-            if all(e <= t or s >= t + d for s, e in spans):
-                free[p] = free.get(p, 0) + 1
-    for free in counts:
-        for p, c in always.items():
-            free[p] = free.get(p, 0) + c
-    return times, counts
 
 
 def figure_of_merit(node_ids: Iterable[int], classes: Sequence[int]) -> int:
