@@ -8,7 +8,7 @@ reason, plus the run's CPU seconds. Run it on two checkouts and compare:
     python3 benchmarks/disagg_fingerprint.py --out after.json --compare before.json
 
 The set: seeded random workloads (2-8 nodes, 1-20 jobs; both allocators, backfill depth 2 or
-100, both lender rules, self-interference; both engines), lublin and KTH windows at 32 nodes x
+100, both lending rules, self-interference; both engines), lublin and KTH windows at 32 nodes x
 150 jobs across S x X (windows 0-2), smoke-size (64 x 300) and 256 x 300 lublin runs, and with
 ``--spec`` two spec-size runs (1024 nodes x 2000 jobs).
 """
@@ -60,7 +60,7 @@ def random_runs(count: int) -> list[tuple[str, MemoryMachineSpec, list[Job], dic
             jobs.append(Job(i + 1, submit, runtime, walltime, nodes=rng.randint(1, 3), extra=extra))
         options = {
             "backfill_depth": rng.choice([2, 100]),
-            "lender_mode": rng.choice(["greedy", "greedy", "code"]),
+            "lending": rng.choice(["shared", "shared", "dedicated"]),
             "self_interference": rng.random() < 0.3,
         }
         for kind in ("base", "dis"):
@@ -96,7 +96,9 @@ def all_runs(spec_size: bool) -> list[tuple[str, MemoryMachineSpec, list[Job], d
     runs = random_runs(60)
     runs += trace_runs(LUBLIN, 64, 32, 150, grid, windows=(0, 1, 2))
     runs += trace_runs(LUBLIN, 64, 32, 150, [(25, 50, "dis"), (0, 75, "dis")], engine="graph")
-    runs += trace_runs(LUBLIN, 64, 32, 150, [(15, 50, "dis")], lender_mode="code")
+    runs += trace_runs(LUBLIN, 64, 32, 150, [(15, 50, "dis")], lending="dedicated")
+    runs += trace_runs(LUBLIN, 64, 32, 150, [(15, 50, "dis")], interference="none")
+    runs += trace_runs(LUBLIN, 64, 32, 150, [(15, 50, "dis")], lender_compute="if-memory-fits")
     runs += trace_runs(LUBLIN, 64, 32, 150, [(25, 75, "dis")], self_interference=True)
     runs += trace_runs(LUBLIN, 64, 32, 150, [(25, 50, "dis")], backfill_depth=5)
     runs += trace_runs(KTH, 32, 32, 150, [(25, 50, "base"), (25, 50, "dis"), (0, 75, "dis")])

@@ -18,10 +18,17 @@ class Booking:
 
 
 class OracleAllocator:
-    def __init__(self, capacity: list[int], kind: str, lender_mode: str = "greedy") -> None:
+    def __init__(
+        self,
+        capacity: list[int],
+        kind: str,
+        lending: str = "shared",
+        lender_compute: str = "never",
+    ) -> None:
         self.capacity = capacity
         self.kind = kind
-        self.lender_mode = lender_mode
+        self.lending = lending
+        self.lender_compute = lender_compute
         self.books: list[Booking] = []
 
     def _overlapping(self, s: int, e: int):
@@ -43,15 +50,23 @@ class OracleAllocator:
     def cores_free(self, r: int, s: int, e: int) -> bool:
         return not any(r in b.local for b in self._overlapping(s, e))
 
-    def lending(self, r: int, s: int, e: int) -> bool:
+    def lends(self, r: int, s: int, e: int) -> bool:
         return any(lender == r for b in self._overlapping(s, e) for lender, _, _ in b.lent)
+
+    def idle(self, r: int, s: int, e: int) -> bool:
+        """No span of any booking on ``r`` over ``[s, e)``."""
+        return self.cores_free(r, s, e) and not self.lends(r, s, e)
 
     def allocate(self, n: int, m: int, s: int, e: int):
         """``(nodes, local, lent)`` booked, or None."""
         caps = self.capacity
         ranks = range(len(caps))
-        eligible = [r for r in ranks if self.cores_free(r, s, e) and not self.lending(r, s, e)]
-        local = sorted((r for r in eligible if self.free(r, s, e) >= m), key=lambda r: (caps[r], r))
+        eligible = [r for r in ranks if self.idle(r, s, e)]
+        computable = eligible
+        if self.lender_compute == "if-memory-fits":  # D1's ablation: lenders compute locally
+            computable = [r for r in ranks if self.cores_free(r, s, e)]
+        fit = (r for r in computable if self.free(r, s, e) >= m)
+        local = sorted(fit, key=lambda r: (caps[r], r))
         if len(local) >= n:
             chosen = sorted(local[:n])
             self.books.append(Booking(s, e, dict.fromkeys(chosen, m), [], self.kind == "base"))
@@ -64,27 +79,28 @@ class OracleAllocator:
         compute = sorted(whole, key=lambda r: (-caps[r], r))[:n]
         loc = {r: min(m, caps[r]) for r in compute}
         deficits = [[r, m - loc[r]] for r in compute if loc[r] < m]
-        spare = {r: self.free(r, s, e) for r in ranks if r not in loc}
         lent: list[tuple[int, int, int]] = []
-        used: set[int] = set()
-        for i, (borrower, need) in enumerate(deficits):
-            for lender in sorted(spare):
-                if need == 0:
-                    break
-                if self.lender_mode == "code" and lender in used:
-                    continue
-                take = min(spare[lender], need)
-                if take:
+        if self.lending == "dedicated":  # D17: idle nodes, each lending to one deficit
+            idle = [r for r in eligible if r not in loc]
+            for borrower, need in deficits:
+                while need:
+                    if not idle:
+                        return None
+                    lender = idle.pop(0)
+                    take = min(caps[lender], need)
                     lent.append((lender, borrower, take))
-                    spare[lender] -= take
                     need -= take
-                    if self.lender_mode == "code":
-                        used.add(lender)
-            if need:
-                return None
-            deficits[i][1] = 0
-            if self.lender_mode == "code":
-                used |= {lender for lender, _, _ in lent}
+        else:
+            spare = {r: self.free(r, s, e) for r in ranks if r not in loc}
+            for borrower, need in deficits:
+                for lender in sorted(spare):
+                    take = min(spare[lender], need)
+                    if take > 0:
+                        lent.append((lender, borrower, take))
+                        spare[lender] -= take
+                        need -= take
+                if need:
+                    return None
         self.books.append(Booking(s, e, loc, lent, False))
         nodes = tuple(sorted(loc))
         return nodes, tuple(loc[r] for r in nodes), tuple(lent)
@@ -93,14 +109,17 @@ class OracleAllocator:
         del self.books[index]
 
 
-def oracle_schedule(capacity, kind, jobs, depth=100, contention=True):
-    """The scheduler of spec §4.1/§4.2 on :class:`OracleAllocator`: ``{job id: (start, end,
-    nodes, lent)}`` and the ids rejected. Memory vertices are stood for by node ranks."""
+def oracle_schedule(
+    capacity, kind, jobs, depth=100, contention=True, interference="model", **options
+):
+    """The scheduler of spec §4.1/§4.2 on :class:`OracleAllocator` (``options``: ``lending``,
+    ``lender_compute``): ``{job id: (start, end, nodes, lent)}`` and the ids rejected. Memory
+    vertices are stood for by node ranks."""
     from fluxgraph.papers.disagg.contention import MemoryContention
     from fluxgraph.sched.runtime import RunningJob
 
-    alloc = OracleAllocator(capacity, kind)
-    model = MemoryContention({r: r for r in range(len(capacity))})
+    alloc = OracleAllocator(capacity, kind, **options)
+    model = MemoryContention({r: r for r in range(len(capacity))}, interference=interference)
     jobs = sorted(jobs, key=lambda j: (j.submit, j.id))
     queue, running, ends, out, rejected = [], {}, {}, {}, []
     i = 0
@@ -110,7 +129,7 @@ def oracle_schedule(capacity, kind, jobs, depth=100, contention=True):
         return None if got is None else (got, alloc.books[-1])
 
     def never(job):
-        empty = OracleAllocator(capacity, kind)
+        empty = OracleAllocator(capacity, kind, **options)
         return empty.allocate(job.nodes, job.extra["mem_mib"], 0, 1) is None
 
     while i < len(jobs) or ends:

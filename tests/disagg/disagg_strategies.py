@@ -12,6 +12,14 @@ from fluxgraph.workload import Job
 #: Request sizes (MiB per node) around the normal and large nodes' capacities.
 ALLOC_MIB = st.sampled_from([1000, 8192, 20000, 32768, 40000, 49152, 65536, 80000, 120000])
 
+#: The model options other than the defaults (``lending``, ``lender_compute``; spec D17, D1).
+OPTIONS = st.sampled_from(
+    [
+        {"lending": "dedicated"},
+        {"lender_compute": "if-memory-fits"},
+    ]
+)
+
 #: Job memory (MiB per node) of the random workloads.
 JOB_MIB = st.sampled_from([1024, 16384, 30000, 40000, 49152, 60000, 90000])
 

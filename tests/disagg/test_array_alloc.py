@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from disagg_oracle import OracleAllocator
-from disagg_strategies import allocator_ops, engine_schedules, workloads
+from disagg_strategies import OPTIONS, allocator_ops, engine_schedules, workloads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,13 +35,13 @@ def _valid(oracle: OracleAllocator) -> bool:
     return True
 
 
-def _replay(nodes, large, kind, lender_mode, ops):
+def _replay(nodes, large, kind, ops, **options):
     """Replay ``ops`` on the array allocator, the brute-force model and (up to the first
     resize: the graph allocator re-matches a resized placement, the scheduler resizes only
     running jobs) the graph allocator."""
-    graph = MemoryAllocator(build_memory_machine(nodes, large), kind, lender_mode)
-    arrays = ArrayAllocator(graph.capacity, graph.cores, kind, lender_mode)
-    oracle = OracleAllocator(graph.capacity, kind, lender_mode)
+    graph = MemoryAllocator(build_memory_machine(nodes, large), kind, **options)
+    arrays = ArrayAllocator(graph.capacity, graph.cores, kind, **options)
+    oracle = OracleAllocator(graph.capacity, kind, **options)
     placed = []  # (graph's placement or None, the array allocator's)
     for op in ops:
         if op[0] == "release":
@@ -93,13 +93,13 @@ def _replay(nodes, large, kind, lender_mode, ops):
 @settings(max_examples=80, deadline=None)
 @given(st.integers(2, 7), st.data(), st.sampled_from(["base", "dis"]), OPS)
 def test_array_allocator_matches_the_graph_and_the_model(nodes, data, kind, ops):
-    _replay(nodes, data.draw(st.integers(0, nodes)), kind, "greedy", ops)
+    _replay(nodes, data.draw(st.integers(0, nodes)), kind, ops)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 7), st.data(), OPS)
-def test_array_allocator_code_lender_rule(nodes, data, ops):
-    _replay(nodes, data.draw(st.integers(0, nodes)), "dis", "code", ops)
+@given(st.integers(2, 7), st.data(), OPTIONS, OPS)
+def test_array_allocator_model_options(nodes, data, options, ops):
+    _replay(nodes, data.draw(st.integers(0, nodes)), "dis", ops, **options)
 
 
 def test_resize_into_a_full_lender_is_refused_and_leaves_the_placement():
@@ -119,13 +119,14 @@ def test_resize_into_a_full_lender_is_refused_and_leaves_the_placement():
     workloads(),
     st.sampled_from(["base", "dis"]),
     st.sampled_from([100, 2]),
-    st.sampled_from(["greedy", "code"]),
+    st.one_of(st.just({}), OPTIONS),
     st.booleans(),
 )
-def test_both_engines_give_the_same_schedule(work, kind, depth, lender_mode, self_interference):
+def test_both_engines_give_the_same_schedule(work, kind, depth, model, self_interference):
     spec, jobs = work
-    options = {"backfill_depth": depth, "lender_mode": lender_mode}
-    options["self_interference"] = self_interference
+    if kind == "base":
+        model = {}
+    options = {"backfill_depth": depth, **model, "self_interference": self_interference}
     graph, arrays = engine_schedules(spec, jobs, kind, **options)
     assert graph == arrays
 
@@ -146,8 +147,7 @@ def test_engines_agree_where_a_lender_holds_spans_that_never_overlap():
         Job(i, s, r, w, nodes=n, extra={"mem_mib": m, "app_id": 1}) for i, s, r, w, n, m in rows
     ]
     runs = [
-        DisaggSimulator(spec, jobs, "dis", engine=engine, lender_mode="greedy").run()
-        for engine in ("graph", "arrays")
+        DisaggSimulator(spec, jobs, "dis", engine=engine).run() for engine in ("graph", "arrays")
     ]
     graph, arrays = ([(r.job.id, r.start, r.nodes) for r in run.records] for run in runs)
     assert graph == arrays

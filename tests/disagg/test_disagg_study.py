@@ -1,4 +1,4 @@
-"""The ``disagg`` study: a reduced quick grid end to end (results.csv, report.md with R0-R8,
+"""The ``disagg`` study: a reduced quick grid end to end (results.csv, report.md with R0-R9,
 figures), the analysis against the cells' own runs, the criteria on constructed grids, and
 (opt-in: FLUXGRAPH_RUNSLOW) the bundled quick grid."""
 
@@ -17,23 +17,26 @@ from fluxgraph.experiments.kinds import CellContext
 from fluxgraph.experiments.spec import Experiment
 from fluxgraph.experiments.store import CellRow
 from fluxgraph.papers.disagg import study as disagg
-from fluxgraph.papers.disagg.grid import DisaggGrid, criteria
+from fluxgraph.papers.disagg.grid import DisaggGrid, criteria, profile_of
 from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
 from fluxgraph.papers.disagg.metrics import run_metrics, timeline
 from fluxgraph.papers.disagg.sim import DisaggSimulator
 
 LUBLIN = Path(__file__).resolve().parents[3] / "shared" / "traces" / "lublin_256.swf"
 needs_trace = pytest.mark.skipif(not LUBLIN.exists(), reason="shared traces absent")
-IDS = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8"]
+IDS = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9"]
 
 
 def _small(exp: Experiment) -> Experiment:
-    """The bundled quick grid cut to lublin, S in {0, 25, 100}, X in {0, 50} (11 runs)."""
+    """The bundled quick grid cut to lublin, S in {0, 25, 100}, X in {0, 50}: 11 runs of the
+    default profile and E9's (0, 50) and (25, 50) under the three other profiles (6 runs)."""
     doc = exp.to_dict()
-    doc.pop("zip")
+    doc["zip"] = [g for g in doc["zip"] if "experiment" not in g]  # (the profiles stay)
     doc["fixed"].update(experiment="E2", trace=str(LUBLIN), per_node=64, nodes=16, window=0)
     doc["axes"].update(S=[0, 25, 100], X=[0, 50])
     doc["exclude"] = [r for r in doc["exclude"] if "experiment" not in r]  # (E2 only here)
+    fixed = ("experiment", "window")
+    doc["only"] = [{k: v for k, v in r.items() if k not in fixed} for r in doc["only"]]
     return Experiment.from_dict(doc, base_dir=exp.base_dir)
 
 
@@ -43,17 +46,24 @@ def test_reduced_quick_study_end_to_end(tmp_path, monkeypatch):
     monkeypatch.setattr(studies, "study_experiment", lambda *_: _small(bundled))
     out = tmp_path / "disagg"
     sweep, report = studies.reproduce("disagg", out, quick=True, workers=1, progress=False)
-    assert sweep.total == 11 and sweep.failed == 0
+    assert sweep.total == 17 and sweep.failed == 0
     text = (out / "report.md").read_text()
     for cid in IDS:
         assert f"| {cid} |" in text
     assert [c.id for c in report.criteria] == IDS
     r0 = report.criteria[0]
     assert r0.passed is True and r0.ours.startswith("4/4")  # X = 0 on 3 S; (100, 50)
+    # R9 reads the interference=none cells; R4 shows them beside the default
+    by_id = {c.id: c for c in report.criteria}
+    assert by_id["R9"].passed is not None and "NT(dis, 0, 50)" in by_id["R9"].ours
+    assert "interference=none" in by_id["R4"].ours and "lending=dedicated" in by_id["R4"].ours
+    assert "E9: ablation" in text and "Regime, E2 window 0: work/N" in text
     with open(out / "results.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert {r["scheduler"] for r in rows} == {"A-base", "A-dis"}
     assert {r["experiment"] for r in rows} == {"E2"}
+    # every row names the model options
+    assert all("lending=" in r["parameters"] and "catalogue=" in r["parameters"] for r in rows)
     for name in ("fig1-utilisation", "fig5-throughput", "fig7-util"):
         assert (out / f"disagg-{name}.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -78,7 +88,7 @@ def test_cell_metrics_and_schedule_come_from_the_run(tmp_path):
         for a in ("base", "dis")
     }
     # the same run outside the study: same metrics, same schedule
-    mix = disagg._mix(str(LUBLIN), 64, 40, 0, 50, 16)
+    mix = disagg._mix(str(LUBLIN), 64, 40, 0, 50, 16, "nodehours")
     spec = MemoryMachineSpec(16, large_count(16, 25))
     result = DisaggSimulator(spec, mix, "dis").run()
     expect = run_metrics(result)
@@ -95,13 +105,24 @@ def test_cell_metrics_and_schedule_come_from_the_run(tmp_path):
     ]
     with pytest.raises(ExperimentError, match="N/A"):
         disagg.KIND.run({**params, "S": 0, "alloc": "base"}, ctx)
+    # the model options are cell parameters: the same run under the authors' lending rule
+    dedicated = disagg.KIND.run({**params, "alloc": "dis", "lending": "dedicated"}, ctx)
+    result = DisaggSimulator(spec, mix, "dis", lending="dedicated").run()
+    assert dedicated["throughput"] == pytest.approx(run_metrics(result)["throughput"])
 
 
 def test_bundled_grids():
     full, quick = (studies.study_experiment("disagg", quick=q) for q in (False, True))
-    # 2 traces x 3 windows x (6 S x 6 X x 2 allocators - 5 N/A A-base cells at S = 0), and
-    # E7: 3 windows x (6 S x 2 allocators - the N/A A-base cell at S = 0)
-    assert len(full.cells()) == 402 + 33 and len(quick.cells()) == 58 + 7
+    # default profile: 2 traces x 3 windows x (6 S x 6 X x 2 allocators - 5 N/A A-base cells
+    # at S = 0), and E7: 3 windows x (6 S x 2 allocators - the N/A A-base cell at S = 0);
+    # E9: 5 A-dis cells x 3 other profiles
+    assert len(full.cells()) == 402 + 33 + 15
+    # quick: E9 has (0, 50), (25, 25), (50, 50), (25, 50) only
+    assert len(quick.cells()) == 58 + 7 + 12
+    e9 = [c for c in full.cells() if profile_of(c.params) != "default"]
+    assert {c.params["window"] for c in e9} == {0} and {c.params["experiment"] for c in e9} == {
+        "E2"
+    }
 
 
 @needs_trace
@@ -119,7 +140,7 @@ def test_every_mix_of_the_spec_grid_fits():
         path = str(Path(exp.base_dir) / trace)
         for w in (0, 1, 2):
             for x in (15, 25, 50, 75, 100):
-                mix = disagg._mix(path, per_node, 2000, w, x, 1024)
+                mix = disagg._mix(path, per_node, 2000, w, x, 1024, "nodehours")
                 large = [j.nodes for j in mix if j.extra["large"]]
                 assert large and max(large) <= smallest
 

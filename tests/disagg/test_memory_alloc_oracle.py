@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from disagg_oracle import OracleAllocator
-from disagg_strategies import ALLOC_MIB, allocator_ops
+from disagg_strategies import ALLOC_MIB, OPTIONS, allocator_ops
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,9 +13,9 @@ from fluxgraph.papers.disagg.machines import build_memory_machine
 OPS = allocator_ops(14)
 
 
-def _replay(nodes, large, kind, lender_mode, ops):
-    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind, lender_mode)
-    oracle = OracleAllocator(alloc.capacity, kind, lender_mode)
+def _replay(nodes, large, kind, ops, **options):
+    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind, **options)
+    oracle = OracleAllocator(alloc.capacity, kind, **options)
     placements = []
     for op in ops:
         if op[0] == "release":
@@ -37,21 +37,22 @@ def _replay(nodes, large, kind, lender_mode, ops):
 @given(st.integers(2, 7), st.data(), st.sampled_from(["base", "dis"]), OPS)
 def test_allocators_match_the_brute_force_model(nodes, data, kind, ops):
     large = data.draw(st.integers(0, nodes))
-    _replay(nodes, large, kind, "greedy", ops)
+    _replay(nodes, large, kind, ops)
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.integers(2, 7), st.data(), OPS)
-def test_code_lender_rule_matches_the_model(nodes, data, ops):
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 7), st.data(), OPTIONS, OPS)
+def test_model_options_match_the_model(nodes, data, options, ops):
     large = data.draw(st.integers(0, nodes))
-    _replay(nodes, large, "dis", "code", ops)
+    _replay(nodes, large, "dis", ops, **options)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6), st.data(), st.sampled_from(["base", "dis"]), st.integers(1, 7), ALLOC_MIB)
 def test_never_fits_is_the_allocator_on_the_empty_machine(nodes, data, kind, n, m):
     large = data.draw(st.integers(0, nodes))
-    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind)
+    lending = data.draw(st.sampled_from(["shared", "dedicated"]))
+    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind, lending)
     reason = alloc.never_fits(MemoryRequest(n, m))
     placed = alloc.allocate(MemoryRequest(n, m), at=0, duration=10)
     assert (reason == "") == (placed is not None), reason
@@ -75,7 +76,8 @@ def test_resize_keeps_the_resources_and_moves_the_end():
 @given(st.integers(2, 7), st.data(), st.sampled_from(["base", "dis"]), OPS)
 def test_could_fit_is_exact(nodes, data, kind, ops):
     large = data.draw(st.integers(0, nodes))
-    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind)
+    lender_compute = data.draw(st.sampled_from(["never", "if-memory-fits"]))
+    alloc = MemoryAllocator(build_memory_machine(nodes, large), kind, "shared", lender_compute)
     for op in ops:
         if op[0] != "alloc":
             continue

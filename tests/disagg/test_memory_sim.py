@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from disagg_oracle import oracle_schedule
-from disagg_strategies import workloads
+from disagg_strategies import OPTIONS, workloads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +51,40 @@ def test_simulator_matches_the_brute_force_scheduler(workload, kind, depth):
     assert sorted(r.job.id for r in result.records if r.rejected) == sorted(rejected)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    workloads(),
+    st.sampled_from([1, 100]),
+    st.one_of(OPTIONS, st.just({})),
+    st.sampled_from(["model", "none"]),
+)
+def test_model_options_match_the_brute_force_scheduler(workload, depth, options, interference):
+    spec, jobs = workload
+    run = DisaggSimulator(spec, jobs, "dis", backfill_depth=depth, interference=interference,
+                          **options).run()  # fmt: skip
+    _check_invariants(spec, run)
+    want, rejected = oracle_schedule(
+        spec.capacities(), "dis", jobs, depth, interference=interference, **options
+    )
+    got = {r.job.id: (r.start, r.end, r.nodes, r.lent) for r in run.records if r.completed}
+    assert got == want
+    assert sorted(r.job.id for r in run.records if r.rejected) == sorted(rejected)
+
+
+@settings(max_examples=20, deadline=None)
+@given(workloads())
+def test_dedicated_lenders_leave_the_contention_model_nothing_to_do(workload):
+    # spec amendment A.2: no two running jobs share a node, so I(j) is empty for every job and
+    # switching the interference sets off changes nothing
+    spec, jobs = workload
+    runs = [
+        [(r.start, r.end, r.nodes, r.lent) for r in DisaggSimulator(
+            spec, jobs, "dis", lending="dedicated", interference=i).run().records]
+        for i in ("model", "none")
+    ]  # fmt: skip
+    assert runs[0] == runs[1]
+
+
 @settings(max_examples=20, deadline=None)
 @given(workloads())
 def test_identical_inputs_give_identical_schedules(workload):
@@ -81,11 +115,16 @@ def test_small_memory_or_all_large_nodes_schedule_alike(workload):
 
 @settings(max_examples=30, deadline=None)
 @given(workloads())
-def test_every_job_runs_or_is_rejected_under_the_authors_lender_rule(workload):
-    # lender_mode="code" can fail where the empty-machine check passes: such a job is rejected
-    # with a reason instead of being left queued
+def test_under_dedicated_lenders_no_two_running_jobs_share_a_node(workload):
+    # spec amendment A.2: lenders are idle nodes serving one job, compute nodes are whole
     spec, jobs = workload
-    _check_invariants(spec, DisaggSimulator(spec, jobs, "dis", lender_mode="code").run())
+    result = DisaggSimulator(spec, jobs, "dis", lending="dedicated").run()
+    _check_invariants(spec, result)
+    done = [r for r in result.records if r.completed]
+    for a in done:
+        for b in done:
+            if a is not b and a.start < b.end and b.start < a.end:
+                assert not ({*a.nodes, *a.lenders} & {*b.nodes, *b.lenders}), (a, b)
 
 
 @settings(max_examples=30, deadline=None)

@@ -18,8 +18,20 @@ rule is not a capacity).
        first (``spread``), each booking ``loc_i = min(M, cap_i)``; then the deficit
        ``D = sum(M - loc_i)`` as one ``memory[D]`` request through the ``memnet`` conduit
        (``lend``: lenders in node order, the job's own nodes excluded, one lender covering
-       several deficits, D2). ``lender_mode="code"`` covers each deficit separately, never
-       from a lender already used by the job (the authors' rule).
+       several deficits, D2).
+
+Two model options (spec amendment A.1, A.2):
+
+``lending`` (D17)
+    ``shared`` (default, the paper's text): any other node with free memory over the window
+    lends (busy nodes, idle nodes, existing lenders), greedily as above. ``dedicated`` (the
+    authors' code): only nodes with no span at all over the window lend, in node order, each
+    covering the deficit of one compute node (a deficit larger than a lender's memory takes
+    the next lenders too); such a lender serves no other job while it lends.
+``lender_compute`` (D1)
+    ``never`` (default): a lender takes no compute work. ``if-memory-fits`` (ablation, shared
+    lending only): the local pass may use a lender whose free memory over the window still
+    covers ``M``.
 
 Examples
 --------
@@ -45,14 +57,21 @@ from fluxgraph.writers.sink import SelectionCollector
 
 __all__ = [
     "ALLOCATORS",
+    "LENDER_COMPUTE",
+    "LENDING",
     "MemoryAllocator",
     "MemoryPlacement",
     "MemoryRequest",
+    "check_options",
     "never_fits",
     "split_deficits",
 ]
 
 ALLOCATORS = ("base", "dis")
+#: Who lends (D17): the paper's rule (default) and the authors' code's.
+LENDING = ("shared", "dedicated")
+#: Whether a lender may compute (D1): never (default), or in the local pass if memory fits.
+LENDER_COMPUTE = ("never", "if-memory-fits")
 _TASK = (Task(("fluxgraph-sim",), "task", None),)
 
 
@@ -92,13 +111,36 @@ class MemoryPlacement:
         return tuple(sorted({lender for lender, _, _ in self.lent}))
 
 
+def check_options(kind: str, lending: str, lender_compute: str) -> None:
+    """Refuse an unknown allocator or model option, or the one combination that has no
+    meaning (a dedicated lender serves one job, so it never computes).
+
+    >>> check_options("dis", "code", "never")   # the old lender_mode="code": see dedicated
+    Traceback (most recent call last):
+    ...
+    fluxgraph.errors.SimulationError: lending 'code' is not one of shared, dedicated
+    """
+    for name, value, allowed in (
+        ("allocator", kind, ALLOCATORS),
+        ("lending", lending, LENDING),
+        ("lender_compute", lender_compute, LENDER_COMPUTE),
+    ):
+        if value not in allowed:
+            raise SimulationError(f"{name} {value!r} is not one of {', '.join(allowed)}")
+    if lending == "dedicated" and lender_compute != "never":
+        raise SimulationError(
+            f"lender_compute={lender_compute!r} needs lending='shared' (a dedicated lender "
+            "serves only the job it lends to)"
+        )
+
+
 def _jobspec(top: tuple[Resource, ...], duration: int) -> Jobspec:
     return Jobspec(1, top, _TASK, Attributes(SystemAttributes(duration=float(duration))))
 
 
-def never_fits(capacity: list[int], kind: str, req: MemoryRequest) -> str:
-    """Why ``req`` can never run under ``kind`` on the empty machine of node memory
-    ``capacity`` (spec §4.6), or ``""``.
+def never_fits(capacity: list[int], kind: str, req: MemoryRequest, lending: str = "shared") -> str:
+    """Why ``req`` can never run under ``kind`` (and ``lending``) on the empty machine of node
+    memory ``capacity`` (spec §4.6), or ``""``.
 
     >>> never_fits([32768, 65536], "base", MemoryRequest(2, 40000))
     'needs 2 nodes of >= 40000 MiB, the machine has 1'
@@ -114,9 +156,22 @@ def never_fits(capacity: list[int], kind: str, req: MemoryRequest) -> str:
     if req.nodes > len(capacity):
         return f"needs {req.nodes} nodes, the machine has {len(capacity)}"
     # the empty machine's disaggregated pass: the N largest nodes, the rest lends
-    largest = sorted(capacity, reverse=True)
-    deficit = sum(max(0, req.mib - c) for c in largest[: req.nodes])
-    spare = sum(largest[req.nodes :])
+    order = sorted(range(len(capacity)), key=lambda r: (-capacity[r], r))
+    deficits = [req.mib - capacity[r] for r in order[: req.nodes] if capacity[r] < req.mib]
+    rest = [capacity[r] for r in sorted(order[req.nodes :])]
+    if lending == "dedicated":  # whole lenders in node order, one deficit each
+        used = 0
+        for need in deficits:
+            while need > 0 and used < len(rest):
+                need -= rest[used]
+                used += 1
+            if need > 0:
+                return (
+                    f"needs {sum(deficits)} MiB of remote memory, one dedicated lender per "
+                    f"deficit: the other {len(rest)} nodes cannot cover them"
+                )
+        return ""
+    deficit, spare = sum(deficits), sum(rest)
     if deficit > spare:
         return f"needs {deficit} MiB of remote memory, the other nodes hold {spare}"
     return ""
@@ -165,7 +220,8 @@ class MemoryAllocator:
     graph : a machine of :func:`~fluxgraph.papers.disagg.machines.build_memory_machine` (its
         scheduling state is owned by this allocator).
     kind : ``base`` (A-base) or ``dis`` (A-dis).
-    lender_mode : ``greedy`` (D2, default) or ``code`` (each deficit from fresh lenders).
+    lending : ``shared`` (default) or ``dedicated`` (D17, module docstring).
+    lender_compute : ``never`` (default) or ``if-memory-fits`` (D1).
     scope : the pools a borrower reaches (see :class:`~fluxgraph.policies.MemoryPool`).
     """
 
@@ -173,19 +229,18 @@ class MemoryAllocator:
         self,
         graph: ResourceGraph,
         kind: str = "dis",
-        lender_mode: str = "greedy",
+        lending: str = "shared",
+        lender_compute: str = "never",
         scope: str = "node",
     ) -> None:
-        if kind not in ALLOCATORS:
-            raise SimulationError(f"allocator {kind!r} is not one of {', '.join(ALLOCATORS)}")
-        if lender_mode not in ("greedy", "code"):
-            raise SimulationError(f"lender_mode {lender_mode!r} is not 'greedy' or 'code'")
+        check_options(kind, lending, lender_compute)
         nodes = graph.by_type.get("node", [])
         if not nodes or "memnet" not in graph.roots:
             raise SimulationError("a memory machine needs node vertices and a memnet root")
         self.graph = graph
         self.kind = kind
-        self.lender_mode = lender_mode
+        self.lending = lending
+        self.lender_compute = lender_compute
         self._compute_policy = MemoryPool("local", scope)
         self._lend_policy = MemoryPool("lend", scope)
         self._compute = Matcher(graph, ("containment",), self._compute_policy, prune="ALL:core")
@@ -222,7 +277,8 @@ class MemoryAllocator:
         """
         now = at if now is None else now
         lenders = self.lending_nodes(at, at + duration)
-        placed = self._local(req, at, duration, now, lenders)
+        computing = lenders if self.lender_compute == "never" else set()
+        placed = self._local(req, at, duration, now, computing)
         if placed is None and self.kind == "dis":
             placed = self._disaggregated(req, at, duration, now, lenders)
         return placed
@@ -232,13 +288,15 @@ class MemoryAllocator:
 
         The pruning of spec §4.5: each pass's predicates read off the core and memory
         planners of every node (no walk, nothing booked), so a candidate time that cannot work
-        costs no match. True is necessary for a placement (exact for the default lender rule).
+        costs no match. True is necessary for a placement (exact for the default options).
         """
         lenders = self.lending_nodes(at, at + duration)
         plans, cores, capacity = self.graph.schedule.plans, self.cores, self.capacity
         memory_of, need, mib = self._memory_of, req.nodes, req.mib
         local = 0
         whole: list[int] = []
+        if self.lender_compute != "never":
+            lenders = set()  # (a lender's memory over the window is never entirely free)
         for rank, v in enumerate(self._core_vertices):
             if rank in lenders:
                 continue
@@ -341,7 +399,7 @@ class MemoryAllocator:
 
     def never_fits(self, req: MemoryRequest) -> str:
         """Why ``req`` can never run on the empty machine (spec §4.6), or ``""``."""
-        return never_fits(self.capacity, self.kind, req)
+        return never_fits(self.capacity, self.kind, req, self.lending)
 
     # -- the two passes ----------------------------------------------------------------------
 
@@ -406,16 +464,15 @@ class MemoryAllocator:
         lend.excluded = {self._memory_of[r] for r in local}
         pieces: list[tuple[int, int, int]] = []
         ids = [mid]
-        groups = [deficits] if self.lender_mode == "greedy" else [[d] for d in deficits]
-        for group in groups:
-            got = self._borrow(group, at, duration, now, pieces, ids)
-            if not got:
-                for i in ids:
-                    self._matcher_of(i).cancel(i)
-                    self._lendings.pop(i, None)
-                return None
-            if self.lender_mode == "code":
-                lend.excluded = set(lend.excluded) | {self._memory_of[p[0]] for p in pieces}
+        if self.lending == "dedicated":
+            got = self._dedicated(deficits, at, duration, now, pieces, ids)
+        else:
+            got = self._borrow(deficits, at, duration, now, pieces, ids)
+        if not got:
+            for i in ids:
+                self._matcher_of(i).cancel(i)
+                self._lendings.pop(i, None)
+            return None
         nodes = tuple(sorted(local))
         return MemoryPlacement(
             nodes,
@@ -441,6 +498,41 @@ class MemoryAllocator:
         self._lendings[mid] = [(lender, at, at + duration) for lender, _ in given]
         pieces += split_deficits(deficits, given)
         return True
+
+    def _dedicated(self, deficits, at, duration, now, pieces, ids) -> bool:
+        """Cover each deficit from nodes with no span over the window, in node order, a lender
+        covering one deficit (D17's ``dedicated``); each piece booked through memnet, pinned."""
+        if not deficits:
+            return True
+        plans, cores, capacity = self.graph.schedule.plans, self.cores, self.capacity
+        idle = []
+        for rank, v in enumerate(self._core_vertices):
+            plan, mem = plans[v], plans[self._memory_of[rank]]
+            if (plan is None or plan.avail_resources_during(at, duration) == cores) and (
+                mem is None or mem.avail_resources_during(at, duration) == capacity[rank]
+            ):
+                idle.append(rank)
+        lend = self._lend_policy
+        lend.excluded = frozenset()
+        lenders = iter(idle)
+        ok = True
+        for borrower, need in deficits:
+            while ok and need > 0:
+                lender = next(lenders, None)
+                if lender is None:
+                    ok = False
+                    break
+                take = min(capacity[lender], need)
+                lend.only = {self._memory_of[lender]}
+                booked = self._book(self._lend, self._spec("lend", 1, take, duration), at, now)
+                if booked is None:  # (an idle node holds its whole memory)
+                    raise SimulationError(f"internal error: idle node {lender} cannot lend {take}")
+                ids.append(booked[0])
+                self._lendings[booked[0]] = [(lender, at, at + duration)]
+                pieces.append((lender, borrower, take))
+                need -= take
+        lend.only = None
+        return ok
 
     def _nodes_of(self, selected) -> tuple[int, ...]:
         rank = self._rank

@@ -2,7 +2,8 @@
 
 Disaggregated-memory spec §2.3, §4.3-§4.5 (Zacarias et al. §IV-C, §IV-D). On a memory machine
 a node's memory is used only by the compute job on it (its local share) and by the pieces it
-lends, and both hold the node for the compute phases (cores busy, or lending, §IV-D). So over a
+lends, and both hold the node for the compute phases (cores busy, or lending, §IV-D; unless
+``lender_compute="if-memory-fits"``, whose local pass reads the lenders' free memory). So over a
 window ``W`` a node is compute-eligible exactly when none of its spans meets ``W``, and then its
 memory is entirely free: the local pass is "the first ``N`` eligible nodes of capacity >= ``M``
 by (capacity, rank)", the disaggregated pass "the first ``N`` eligible nodes by (-capacity,
@@ -12,7 +13,7 @@ of those questions with a few array operations instead of a walk of every node.
 
 It is a drop-in for :class:`~fluxgraph.papers.disagg.alloc.MemoryAllocator` (the
 ``memory-pool`` policy on the graph matcher, the reference): the same :class:`MemoryPlacement` for
-every request, both lender rules. Memory "vertices" are the node ranks themselves
+every request, under every model option. Memory "vertices" are the node ranks themselves
 (``memory_owner`` is the identity). ``tests/disagg/test_array_alloc.py`` checks it against the
 graph allocator and the brute-force oracle.
 
@@ -33,9 +34,9 @@ import numpy as np
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.papers.disagg.alloc import (
-    ALLOCATORS,
     MemoryPlacement,
     MemoryRequest,
+    check_options,
     never_fits,
     split_deficits,
 )
@@ -54,20 +55,24 @@ class ArrayAllocator:
     capacity : memory (MiB) of each node rank.
     cores : cores per node (a compute node is always held whole: 32 cores of 32).
     kind : ``base`` (A-base) or ``dis`` (A-dis).
-    lender_mode : ``greedy`` (D2, default) or ``code`` (each deficit from fresh lenders).
+    lending, lender_compute : the model options of
+        :class:`~fluxgraph.papers.disagg.alloc.MemoryAllocator` (D17, D1).
     """
 
     def __init__(
-        self, capacity: Sequence[int], cores: int, kind: str = "dis", lender_mode: str = "greedy"
+        self,
+        capacity: Sequence[int],
+        cores: int,
+        kind: str = "dis",
+        lending: str = "shared",
+        lender_compute: str = "never",
     ) -> None:
-        if kind not in ALLOCATORS:
-            raise SimulationError(f"allocator {kind!r} is not one of {', '.join(ALLOCATORS)}")
-        if lender_mode not in ("greedy", "code"):
-            raise SimulationError(f"lender_mode {lender_mode!r} is not 'greedy' or 'code'")
+        check_options(kind, lending, lender_compute)
         if not capacity:
             raise SimulationError("a memory machine needs at least one node")
         self.kind = kind
-        self.lender_mode = lender_mode
+        self.lending = lending
+        self.lender_compute = lender_compute
         self.cores = cores
         self.capacity = list(capacity)
         cap = self._cap = np.asarray(self.capacity, dtype=np.int64)
@@ -118,6 +123,8 @@ class ArrayAllocator:
         fits = local >= req.nodes
         if self.kind == "dis":
             fits |= spread >= req.nodes
+        if self.lender_compute != "never":  # (a lender may compute: the counts do not bound)
+            fits[:] = True
         for i in np.flatnonzero(fits).tolist():
             start = times[i]
             placed = self._place(req, start, start + duration)
@@ -225,7 +232,7 @@ class ArrayAllocator:
 
     def never_fits(self, req: MemoryRequest) -> str:
         """Why ``req`` can never run on the empty machine (spec §4.6), or ``""``."""
-        return never_fits(self.capacity, self.kind, req)
+        return never_fits(self.capacity, self.kind, req, self.lending)
 
     def _check(self) -> None:
         """Assert the table's invariants: every placement's rows are live, parked rows meet no
@@ -408,7 +415,13 @@ class ArrayAllocator:
         busy = np.zeros(len(self.capacity), dtype=bool)
         busy[self._node[rows]] = True  # computing or lending over the window (or both)
         order = self._local_order
-        chosen = order[~busy[order] & (self._cap[order] >= mib)][:need]
+        if self.lender_compute == "never":
+            chosen = order[~busy[order] & (self._cap[order] >= mib)][:need]
+        else:  # a node not computing whose free memory covers M (a lender's too, D1)
+            computing = np.zeros(len(self.capacity), dtype=bool)
+            computing[self._node[rows[~self._lends[rows]]]] = True
+            fits = ~computing & (self._spare(rows, start) >= mib)
+            chosen = order[fits[order]][:need]
         if len(chosen) == need:
             nodes = tuple(sorted(chosen.tolist()))
             return nodes, (mib,) * need, ()
@@ -423,18 +436,23 @@ class ArrayAllocator:
         local = {r: min(mib, cap[r]) for r in compute}
         deficits = [(r, mib - local[r]) for r in compute if local[r] < mib]
         lent: list[tuple[int, int, int]] = []
-        if deficits:
-            greedy = self.lender_mode == "greedy"
-            total = sum(d for _, d in deficits) if greedy else None
-            spare = self._spare(rows, start, chosen, total)
-            groups = [deficits] if greedy else [[d] for d in deficits]
-            for group in groups:
-                given = _cover(spare, sum(d for _, d in group))
-                if given is None:
-                    return None
-                lent += split_deficits(group, given)
-                if not greedy:
-                    spare[[lender for lender, _ in given]] = 0  # never the same lender again
+        if deficits and self.lending == "dedicated":
+            idle = np.flatnonzero(~busy)
+            lenders = iter(idle[~np.isin(idle, chosen)].tolist())
+            for borrower, short in deficits:  # whole idle nodes, one deficit each (D17)
+                while short > 0:
+                    lender = next(lenders, None)
+                    if lender is None:
+                        return None
+                    take = min(cap[lender], short)
+                    lent.append((lender, borrower, take))
+                    short -= take
+        elif deficits:
+            spare = self._spare(rows, start, chosen, sum(d for _, d in deficits))
+            given = _cover(spare, sum(d for _, d in deficits))
+            if given is None:
+                return None
+            lent += split_deficits(deficits, given)
         nodes = tuple(sorted(compute))
         return nodes, tuple(local[r] for r in nodes), tuple(lent)
 

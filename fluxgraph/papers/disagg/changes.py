@@ -116,7 +116,7 @@ def retries(
       one pass (``N`` free nodes of capacity >= ``M``) only fails more with more spans; and
       at ``before.start`` it meets no window or none of ``before``'s nodes, so the first
       free nodes in the pass's order are the ones found;
-    * under A-dis (greedy lenders), spans added (a booking, or a running booking's later
+    * under A-dis (default options), spans added (a booking, or a running booking's later
       end) that :func:`_adds_dis` allows;
     * spans removed (a booking, or a running booking's earlier end), where the candidate
       found stays one.
@@ -130,7 +130,9 @@ def retries(
         return None
     span = contents.span
     was = {span[cid]: cid for cid in gone}  # the content numbers of spans gone
-    dis = alloc.kind == "dis" and alloc.lender_mode == "greedy"
+    # the lemma of :func:`_adds_dis` is for the default options (greedy shared lending, lenders
+    # never compute): under the others, spans added send the search back to the allocator
+    dis = alloc.kind == "dis" and (alloc.lending, alloc.lender_compute) == ("shared", "never")
     # spans keeping more memory free than this on a node may let windows before
     # ``before.start`` fit (:func:`_adds_dis`); requests within every node: never
     floor = req.mib if req.mib > contents.smallest else _NEVER

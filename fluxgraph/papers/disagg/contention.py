@@ -32,10 +32,12 @@ from types import MappingProxyType
 from fluxgraph.errors import SimulationError
 from fluxgraph.sched.runtime import RunningJob
 
-__all__ = ["APPS", "AppProfile", "MemoryContention", "job_speed", "load_apps"]
+__all__ = ["APPS", "INTERFERENCE", "AppProfile", "MemoryContention", "job_speed", "load_apps"]
 
 #: Interferers count towards the curve family when their bandwidth is >= THETA * the maximum.
 THETA = 0.75
+#: The interference model: §5.2's sets (default) or none (every ``I(j)`` empty; ablation).
+INTERFERENCE = ("model", "none")
 #: Speeds never drop below this (a Decision of the spec, D6).
 SPEED_FLOOR = 0.05
 
@@ -165,6 +167,8 @@ class MemoryContention:
     memory_owner : node rank of each memory vertex (``vertex -> rank``).
     apps : the app table (default: the shipped one).
     self_interference : the authors' self-interference rule (D3).
+    interference : ``model`` (default, §5.2) or ``none``: every ``I(j)`` is empty, so a job
+        runs at ``(1 - r) + rho r`` (spec amendment A.2; ablation).
 
     Examples
     --------
@@ -181,10 +185,16 @@ class MemoryContention:
         memory_owner: Mapping[int, int],
         apps: Mapping[int, AppProfile] = APPS,
         self_interference: bool = False,
+        interference: str = "model",
     ) -> None:
+        if interference not in INTERFERENCE:
+            raise SimulationError(
+                f"interference {interference!r} is not one of {', '.join(INTERFERENCE)}"
+            )
         self.memory_owner = memory_owner
         self.apps = apps
         self.self_interference = self_interference
+        self.interference = interference
         self._jobs: dict[int, _Progress] = {}
         self._on_node: dict[int, set[int]] = {}
         self._moved: dict[int, int] = {}
@@ -225,7 +235,7 @@ class MemoryContention:
             self._on_node[r].discard(run.key)
         self._moved.pop(run.key, None)
         touched = set()
-        for r in p.members:
+        for r in p.members if self.interference == "model" else ():
             touched |= self._on_node[r]
         for k in sorted(touched):
             self._update(self._jobs[k], now)
@@ -239,7 +249,10 @@ class MemoryContention:
     # -- queries ---------------------------------------------------------------------------
 
     def interferers(self, key: int) -> list[int]:
-        """``I(j)``: running jobs sharing a memory node with job ``key`` (sorted keys)."""
+        """``I(j)``: running jobs sharing a memory node with job ``key`` (sorted keys; none
+        under ``interference="none"``)."""
+        if self.interference == "none":
+            return []
         out: set[int] = set()
         on_node = self._on_node
         for r in self._jobs[key].members:

@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.papers.disagg.alloc import MemoryAllocator
+from fluxgraph.papers.disagg.alloc import MemoryAllocator, check_options
 from fluxgraph.papers.disagg.arrays import ArrayAllocator
 from fluxgraph.papers.disagg.booking import MemoryBookings, request_of
-from fluxgraph.papers.disagg.contention import MemoryContention
+from fluxgraph.papers.disagg.contention import INTERFERENCE, MemoryContention
 from fluxgraph.papers.disagg.machines import MemoryMachineSpec, build_memory_machine
 from fluxgraph.sched.passes import SlurmBackfill
 from fluxgraph.sched.runtime import TraceRuntime
@@ -89,7 +89,13 @@ class DisaggSimulator:
     allocator : ``base`` or ``dis``.
     backfill_depth : queued jobs the backfill pass considers (Slurm's ``bf_queue_limit``).
     contention : apply the slowdown model (off: every job runs at speed 1).
-    lender_mode, self_interference : spec D2 and D3 switches.
+    lending : who lends (D17): ``shared`` (default, the paper's text: any node with free
+        memory, greedily) or ``dedicated`` (the authors' code: idle nodes, one deficit each).
+    interference : ``model`` (default: the §5.2 interference sets) or ``none`` (``I(j)``
+        empty: a job's speed is ``(1 - r) + rho r``; ablation).
+    lender_compute : ``never`` (default, D1) or ``if-memory-fits`` (the local pass may use a
+        lender whose free memory covers the request; shared lending only; ablation).
+    self_interference : spec D3 switch.
     progress : called as ``progress(done, total, now)`` after each event time.
     engine : ``arrays`` (default: :class:`~fluxgraph.papers.disagg.arrays.ArrayAllocator`, the
         placements computed on a span table) or ``graph`` (the ``memory-pool`` policy on the
@@ -112,17 +118,26 @@ class DisaggSimulator:
         allocator: str = "dis",
         backfill_depth: int = 100,
         contention: bool = True,
-        lender_mode: str = "greedy",
+        lending: str = "shared",
+        interference: str = "model",
+        lender_compute: str = "never",
         self_interference: bool = False,
         progress: Callable[[int, int, int], None] | None = None,
         engine: str = "arrays",
     ) -> None:
         if engine not in ENGINES:
             raise SimulationError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+        check_options(allocator, lending, lender_compute)
+        if interference not in INTERFERENCE:
+            raise SimulationError(
+                f"interference {interference!r} is not one of {', '.join(INTERFERENCE)}"
+            )
         self.spec = spec
         self.jobs = sorted(jobs, key=lambda j: (j.submit, j.id))
         self.kind = allocator
-        self.lender_mode = lender_mode
+        self.lending = lending
+        self.interference = interference
+        self.lender_compute = lender_compute
         self.backfill_depth = backfill_depth
         self.contention = contention
         self.self_interference = self_interference
@@ -131,13 +146,16 @@ class DisaggSimulator:
 
     def run(self) -> DisaggResult:
         """Run the whole workload on a fresh machine."""
+        options = (self.kind, self.lending, self.lender_compute)
         if self.engine == "graph":
-            alloc = MemoryAllocator(build_memory_machine(self.spec), self.kind, self.lender_mode)
+            alloc = MemoryAllocator(build_memory_machine(self.spec), *options)
         else:
-            alloc = ArrayAllocator(
-                self.spec.capacities(), self.spec.cores, self.kind, self.lender_mode
-            )
-        model = MemoryContention(alloc.memory_owner, self_interference=self.self_interference)
+            alloc = ArrayAllocator(self.spec.capacities(), self.spec.cores, *options)
+        model = MemoryContention(
+            alloc.memory_owner,
+            self_interference=self.self_interference,
+            interference=self.interference,
+        )
         bookings = MemoryBookings(alloc, model.planned_end if self.contention else None)
         sim = Simulator(
             None,

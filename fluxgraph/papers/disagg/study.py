@@ -4,10 +4,13 @@
 One cell is one run (spec §6): a window of a substitute trace (lublin for E1-E4, KTH for E6),
 mapped to whole nodes (``nodes = ceil(procs / per_node)``), made into the mix with ``X`` %
 large node-hours (spec §3.4), replayed by :class:`~fluxgraph.papers.disagg.sim.DisaggSimulator`
-on ``nodes`` nodes with ``S`` % large ones under A-base or A-dis. ``analyse`` derives the
-normalised throughput, memory savings, responses and utilisation, checks R0-R8 (E6: R1-R4 with
-doubled tolerances) and draws Fig. 1, 5, 6 and 7 (with matplotlib). E1 is the grid's A-base
-cells (25, 25) and (25, 50) of window 0; E5 (model accuracy) is the §5.6 unit tests.
+on ``nodes`` nodes with ``S`` % large ones under A-base or A-dis, with the model options of the
+spec's amendment (``lending``, ``interference``, ``catalogue``, ``lender_compute``: cell
+parameters, default = the paper's text). ``analyse`` derives the normalised throughput, memory
+savings, responses and utilisation, checks R0-R9 (E6: R1-R4 with doubled tolerances), tabulates
+E9 (the ablation) and each experiment's regime, and draws Fig. 1, 5, 6 and 7 (with matplotlib).
+E1 is the grid's A-base cells (25, 25) and (25, 50) of window 0; E5 (model accuracy) is the
+§5.6 unit tests; E8 (the authors' trace) is not run (the trace is not shipped).
 
 >>> label("base"), label("dis")
 ('A-base', 'A-dis')
@@ -29,10 +32,27 @@ from fluxgraph.errors import ExperimentError
 from fluxgraph.experiments.kinds import CellContext, Kind
 from fluxgraph.experiments.store import CellRow
 from fluxgraph.experiments.studies import StudyReport, parameters_text
-from fluxgraph.papers.disagg.grid import PAPER_SAVINGS, DisaggGrid, criteria
+from fluxgraph.papers.disagg.alloc import LENDER_COMPUTE, LENDING
+from fluxgraph.papers.disagg.contention import INTERFERENCE
+from fluxgraph.papers.disagg.grid import (
+    ABLATIONS,
+    E9_CELLS,
+    E9_PROFILES,
+    MODEL_OPTIONS,
+    PAPER_SAVINGS,
+    DisaggGrid,
+    criteria,
+)
 from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
 from fluxgraph.papers.disagg.metrics import run_metrics, timeline
-from fluxgraph.papers.disagg.mix import make_mix, map_natural, map_trace, natural_mix, window
+from fluxgraph.papers.disagg.mix import (
+    CATALOGUES,
+    make_mix,
+    map_natural,
+    map_trace,
+    natural_mix,
+    window,
+)
 from fluxgraph.papers.disagg.sim import DisaggRecord, DisaggResult, DisaggSimulator
 from fluxgraph.sched.output import JOBS_COLUMNS, job_row
 from fluxgraph.sched.records import JobRecord, parse_intervals
@@ -62,8 +82,11 @@ def _mapped(trace: str, per_node: int) -> tuple[Job, ...]:
     return tuple(map_trace(load_workload(trace), per_node=per_node))
 
 
-def _mix(trace: str, per_node: int, jobs: int, index: int, x: int, nodes: int) -> list[Job]:
-    return list(make_mix(window(_mapped(trace, per_node), index, jobs), x, nodes, index))
+def _mix(
+    trace: str, per_node: int, jobs: int, index: int, x: int, nodes: int, catalogue: str
+) -> list[Job]:
+    part = window(_mapped(trace, per_node), index, jobs)
+    return list(make_mix(part, x, nodes, index, catalogue))
 
 
 @functools.lru_cache(maxsize=2)
@@ -72,8 +95,16 @@ def _natural(trace: str, per_node: int) -> tuple[tuple[Job, ...], int]:
     return tuple(jobs), dropped
 
 
-def _natural_mix(trace: str, per_node: int, jobs: int, index: int, nodes: int) -> Workload:
-    return natural_mix(window(_natural(trace, per_node)[0], index, jobs), nodes, index)
+def _natural_mix(
+    trace: str, per_node: int, jobs: int, index: int, nodes: int, catalogue: str
+) -> Workload:
+    return natural_mix(window(_natural(trace, per_node)[0], index, jobs), nodes, index, catalogue)
+
+
+def options_of(params: dict[str, Any]) -> dict[str, str]:
+    """A cell's model options (:data:`~fluxgraph.papers.disagg.grid.MODEL_OPTIONS`, the
+    defaults filled in)."""
+    return {k: str(params.get(k, v)) for k, v in MODEL_OPTIONS.items()}
 
 
 def _digest(records: list[DisaggRecord]) -> float:
@@ -131,18 +162,20 @@ def measure(params: dict[str, Any], trace: str, ctx: CellContext | None = None) 
     nodes, s, x = int(params["nodes"]), int(params["S"]), int(params["X"])
     per_node, size, index = int(params["per_node"]), int(params["jobs"]), int(params["window"])
     natural: dict[str, float] = {}
+    options = options_of(params)
+    catalogue = options.pop("catalogue")
     if params["experiment"] == "E7":  # the trace's own memory (X is the trace's, not a knob)
-        workload = _natural_mix(trace, per_node, size, index, nodes)
+        workload = _natural_mix(trace, per_node, size, index, nodes, catalogue)
         mix = list(workload)
         natural = {
             "large_share": float(workload.metadata["large_share"]),
             "dropped_memory": _natural(trace, per_node)[1],
         }
     else:
-        mix = _mix(trace, per_node, size, index, x, nodes)
+        mix = _mix(trace, per_node, size, index, x, nodes, catalogue)
     spec = MemoryMachineSpec(nodes, large_count(nodes, s))
     started = time.process_time()
-    result = DisaggSimulator(spec, mix, params["alloc"]).run()
+    result = DisaggSimulator(spec, mix, params["alloc"], **options).run()
     cpu = time.process_time() - started
     out: dict[str, float] = dict(run_metrics(result))
     done = [r for r in result.records if r.completed]
@@ -155,6 +188,9 @@ def measure(params: dict[str, Any], trace: str, ctx: CellContext | None = None) 
         else 0.0,
         schedule=_digest(result.records),
         memory_ratio=spec.total_mib / (nodes * spec.normal_mib),
+        # the regime (amendment A.4): work per node and the critical path, in seconds
+        work_per_node=sum(j.nodes * j.runtime for j in mix) / nodes,
+        critical_path=max(j.submit + j.runtime for j in mix) - min(j.submit for j in mix),
         run_cpu_s=cpu,
         **natural,
     )
@@ -187,6 +223,10 @@ KIND = Kind(
         "S": _PERCENT,
         "X": _PERCENT,
         "alloc": {"enum": ["base", "dis"]},
+        "lending": {"enum": list(LENDING)},
+        "interference": {"enum": list(INTERFERENCE)},
+        "catalogue": {"enum": list(CATALOGUES)},
+        "lender_compute": {"enum": list(LENDER_COMPUTE)},
     },
     required=("experiment", "trace", "per_node", "nodes", "jobs", "window", "S", "X", "alloc"),
 )
@@ -204,6 +244,10 @@ def results(rows: list[CellRow]) -> list[list[Any]]:
 
 def _f(v: float | None, digits: int = 3) -> float | None:
     return None if v is None else round(v, digits)
+
+
+def _g(v: float | None, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"
 
 
 def _nt_table(g: DisaggGrid) -> list[list[Any]]:
@@ -316,10 +360,66 @@ def _figures(g: DisaggGrid, out: Path, report: StudyReport) -> None:
     report.figures.append(("Fig. 7: CPU against memory utilisation (E4)", fig))
 
 
+def _e9(rows: list[CellRow]) -> dict[str, DisaggGrid]:
+    """E9's cells (E2, window 0) under each of its profiles."""
+    return {p: DisaggGrid(rows, "E2", p, windows=(0,), pairs=E9_CELLS) for p in E9_PROFILES}
+
+
+def _e9_table(grids: dict[str, DisaggGrid]) -> list[list[Any]]:
+    """E9 (amendment A.4): NT and mean response of A-base and A-dis per cell and profile."""
+    body = []
+    for s, x in E9_CELLS:
+        for name, g in grids.items():
+            nt = {a: g.nt_at(s, x, a, 0) for a in ("base", "dis")}
+            resp = {a: g.get(s, x, a, 0, "mean_response") for a in ("base", "dis")}
+            if nt["dis"] is None and nt["base"] is None:
+                continue
+            body.append([s, x, name, *map(_g, nt.values()), *(_g(v, 0) for v in resp.values())])
+    return body
+
+
+def _range(values: list[float], fmt: str) -> str:
+    """``lo-hi`` (or one value) of ``values`` as ``fmt`` shows them.
+
+    >>> _range([71.26, 71.3], "{:.1f}"), _range([76.6, 80.2], "{:.0f}")
+    ('71.3', '77-80')
+    """
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def _regime(name: str, g: DisaggGrid) -> list[str]:
+    """The regime line of each window (amendment A.4): work per node, the critical path, the
+    reference makespan (S = 100, A-base) and its CPU utilisation."""
+    lines = []
+    for w in g.windows:
+        any_cell = next((m for k, m in g.cells.items() if k[3] == w and "work_per_node" in m), None)
+        if any_cell is None:
+            continue
+        text = (
+            f"Regime, {name} window {w}: work/N {any_cell['work_per_node'] / 3600:.1f} h, "
+            f"critical path {any_cell['critical_path'] / 3600:.1f} h"
+        )
+        refs = [
+            (g.get(100, x, "base", w, "makespan"), g.get(100, x, "base", w, "util_cpu"))
+            for x in g.X
+        ]
+        refs = [(m, c) for m, c in refs if m is not None and c is not None]
+        if refs:
+            span = _range([m / 3600 for m, _ in refs], "{:.1f}")
+            cpu = _range([100 * c for _, c in refs], "{:.0f}")
+            text += f", reference makespan {span} h at {cpu}% CPU (S = 100, A-base)"
+        lines.append(text + ".")
+    return lines
+
+
 def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
-    """Criteria R0-R8 (and E6's R1-R4), the E2-E4 and E6 tables, the figures."""
+    """Criteria R0-R9 (and E6's R1-R4), the E2-E4, E6, E7 and E9 tables, the regime lines,
+    the figures."""
     grid, kth, wagap = DisaggGrid(rows, "E2"), DisaggGrid(rows, "E6"), DisaggGrid(rows, "E7")
-    report = StudyReport(TITLE, criteria(grid) + (criteria(kth, robustness=True) if kth else []))
+    e9 = _e9(rows)
+    checks = criteria(grid, e9={p: e9[p] for p in ("default", *ABLATIONS)})
+    report = StudyReport(TITLE, checks + (criteria(kth, robustness=True) if kth else []))
     for name, g in (("E2 (lublin)", grid), ("E6 (KTH)", kth), ("E7 (wagap, natural)", wagap)):
         if not g:
             continue
@@ -327,11 +427,15 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
         mixes = ["natural"] if natural else [f"X={x}" for x in g.X]
         head = ["S %"] + [f"{m} {label(a)}" for m in mixes for a in ("base", "dis")]
         report.tables.append(
-            (f"{name}: normalised throughput, window mean (min-max)", head, _nt_table(g))
+            (
+                f"{name}, default profile: normalised throughput, window mean (min-max)",
+                head,
+                _nt_table(g),
+            )
         )
         report.tables.append(
             (
-                f"{name}: memory savings",
+                f"{name}, default profile: memory savings",
                 [
                     "X %",
                     "paper",
@@ -349,25 +453,43 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
         resp = ("mean_response", "median_response", "p90_response", "mean_wait")
         report.tables.append(
             (
-                "E3: response and wait times (s, window mean)",
+                "E3, default profile: response and wait times (s, window mean)",
                 ["S", "X", "alloc", *resp],
                 _cell_table(grid, resp, 0),
             )
         )
         util = ("util_cpu", "util_mem", "completed", "rejected")
         report.tables.append(
-            ("E4: utilisation", ["S", "X", "alloc", *util], _cell_table(grid, util))
+            (
+                "E4, default profile: utilisation",
+                ["S", "X", "alloc", *util],
+                _cell_table(grid, util),
+            )
         )
         report.tables.append(
             (
-                "E4: utilisation by group (Fig. 7)",
+                "E4, default profile: utilisation by group (Fig. 7)",
                 ["group", "alloc", "cells", "CPU", "memory"],
                 _e4_table(grid),
             )
         )
         diag = ("remote_jobs", "mean_remote", "mean_speed", "node_hours_lost", "run_cpu_s")
         report.tables.append(
-            ("Diagnostics (window mean)", ["S", "X", "alloc", *diag], _cell_table(grid, diag))
+            (
+                "Diagnostics, default profile (window mean)",
+                ["S", "X", "alloc", *diag],
+                _cell_table(grid, diag),
+            )
+        )
+    e9_rows = _e9_table(e9)
+    if e9_rows:
+        report.tables.append(
+            (
+                "E9: ablation, E2 window 0 (NT and mean response in s; A-base's schedule is "
+                "the same under every profile)",
+                ["S", "X", "profile", "NT A-base", "NT A-dis", "resp A-base", "resp A-dis"],
+                e9_rows,
+            )
         )
         if importlib.util.find_spec("matplotlib") is None:
             report.notes.append("matplotlib is not installed: no figures")
@@ -391,6 +513,12 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
             + f"{', '.join(str(int(d)) for d in dropped)} jobs needing more than 64 GiB per node "
             "were dropped (spec: 778). No criteria (not in the paper)."
         )
+    for name, g in (("E2", grid), ("E6", kth), ("E7", wagap)):
+        report.notes += _regime(name, g)
+    report.notes.append(
+        "E8 (the authors' 50% trace, amendment A.4): not run (the trace has no licence and is "
+        "not shipped; it runs when a local copy is named with --authors-trace)."
+    )
     if grid:
         report.notes.append(
             f"Scale: {grid.nodes} nodes, windows {grid.windows}"
@@ -402,9 +530,15 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
 
 
 NOTES = [
+    "Model profiles (spec amendment A): every table and criterion uses the default profile "
+    "(lending=shared, interference=model, catalogue=nodehours, lender_compute=never: the "
+    "paper's text) unless it names another; results.csv names every cell's options. R2, R4, R5 "
+    "and R6 are reported claims ('partly' stands for 'reproduced only without the contention "
+    "model'); R0, R1, R3, R7, R8 and R9 are required.",
     "Workload substitution (spec D11): lublin (E2-E4) and KTH (E6) windows replace the CIRNE "
     "traces; large jobs are flagged by a seeded node-hour fill instead of resampling two pools, "
-    "apps and memory are catalogue draws (spec §3.2), offered load 1.10.",
+    "apps and memory are catalogue draws (spec §3.2; large apps weighted by node-hours, "
+    "amendment A.3), offered load 1.10.",
     "E5 (the paper's Fig. 4, model accuracy on hardware) is not reproducible: the §5.6 unit "
     "tests and toy10 replace it (tests/disagg/).",
     "Savings use the smallest S of the grid whose window-mean NT is within tau of 1; a grid "
