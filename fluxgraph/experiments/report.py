@@ -123,6 +123,12 @@ def pivot(
 
 
 def _cell_text(value: Any) -> str:
+    """A table cell as a reader expects it: whole numbers bare, no thousands separator, one
+    decimal from 100 on, three below, four significant digits for the very small or large.
+
+    >>> [_cell_text(v) for v in (9159.5, 3140.0, 64.8551, 0.00012, 2.5e7 + 0.5, None)]
+    ['9159.5', '3140', '64.855', '0.00012', '2.5e+07', '-']
+    """
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -130,7 +136,9 @@ def _cell_text(value: Any) -> str:
             return "nan"
         if value == int(value) and abs(value) < 1e15:
             return str(int(value))
-        return f"{value:.4g}" if abs(value) < 1e-3 or abs(value) >= 1e6 else f"{value:,.3f}"
+        if abs(value) < 1e-3 or abs(value) >= 1e6:
+            return f"{value:.4g}"
+        return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
     return str(value)
 
 
