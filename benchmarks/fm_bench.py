@@ -7,6 +7,7 @@
     python3 benchmarks/fm_bench.py whole 32 fm,sjf [--json FILE]   # whole-trace E1 cells
     python3 benchmarks/fm_bench.py estimate FILE   # E1's time from the cells of a whole run
     python3 benchmarks/fm_bench.py latency [--json FILE]   # D8's two readings, system scope
+    python3 benchmarks/fm_bench.py speed [--json FILE]     # C10's runs: CPU against the peer's
 
 ``whole POOLS PRIORITIES`` runs E1 cells on the whole trace (W1, warm-up 3,000, slowdown P1,
 rack scope), one at a time, and prints CPU seconds, passes, bsld and rejections per run
@@ -20,9 +21,16 @@ by both workers).
 ``latency`` runs FM on the whole trace in system scope at 16 and 48 TB/rack under both
 readings of spec §9 D8 (``latency_scope`` ``job`` and ``experiment``).
 
+``speed`` runs C10's cells (spec amendment of 2026-11-28): ``rules=code``, no warm-up, slowdown
+``none``, the 3,000-job prefix at 4/8/12/48 TB/rack (six schedulers) and the whole trace at 48
+TB/rack (FCFS, fm_code), and prints a table of our CPU seconds beside the public simulator's
+(``../shared/reproductions/peers/fm_simulator_perlmutter_p3000.txt``; the whole-trace pair
+903 and 867 s) with the ratio per run; the target is >= 20x for every run.
+
 Prints one JSON object per run (metrics, fairness against the reference run, CPU seconds).
-``peer`` uses this project's EASY (§4.3), not the public simulator's rules; its ``bsld_all`` is
-the mean bounded slowdown over all completed jobs, as the peer measurement reports.
+``s1`` and ``peer`` use the former rules (textbook EASY, §4.3; ``rules=easy``, warm-up until
+every warm-up job started), ``compat`` the public simulator's (``rules=code``); ``bsld_all``
+is the mean bounded slowdown over all completed jobs, as the peer measurement reports.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from _harness import machine_info, write_json
 from fluxgraph.papers.fm.machine import perlmutter_like
 from fluxgraph.papers.fm.metrics import TAU, fm_metrics, run_fairness
 from fluxgraph.papers.fm.run import run_fm
+from fluxgraph.papers.fm.study_compat import PEER, PEER_CPU, SCHEDULERS, WHOLE_PEER, WHOLE_PEER_CPU
 from fluxgraph.papers.fm.workload import map_trace, read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +81,7 @@ def whole(pools: list[int], names: list[str], out: Path | None) -> None:
             row["passes"] = run.result.info["matcher_calls"]["passes"]
             row["rejected"] = sum(r.rejected for r in run.result.jobs)
             if not reference:
-                row["bsld"] = round(fm_metrics(run, 3000).bsld, 4)
+                row["bsld"] = round(fm_metrics(run).bsld, 4)
             print(json.dumps(row), flush=True)
             runs.append(row)
     if out is not None:
@@ -89,7 +98,7 @@ def latency(out: Path | None) -> None:
             run = run_fm(jobs, perlmutter_like(pool), "system", "fm", latency_scope=scope)
             row = {"pool_tb": pool, "latency_scope": scope}
             row["cpu_s"] = round(time.process_time() - t0, 2)
-            m = fm_metrics(run, 3000)
+            m = fm_metrics(run)
             for name in ("bsld", "bsld_code", "wait", "throughput", "degradation", "deg_below_5"):
                 row[name] = round(getattr(m, name), 4)
             row["cross_rack_jobs"] = sum(1 for v in run.stretched.values() if v[1] > 0)
@@ -117,35 +126,74 @@ def estimate(path: Path) -> dict[str, float]:
     return {k: round(v, 1) for k, v in total.items()}
 
 
+def _bsld_all(run) -> float:
+    done = [r for r in run.result.jobs if not r.rejected]
+    return sum(max((r.end - r.job.submit) / max(r.end - r.start, TAU), 1.0) for r in done) / len(
+        done
+    )
+
+
+def speed(out: Path | None) -> None:
+    """C10's runs under ``rules=code``, our CPU seconds beside the public simulator's."""
+    trace = map_trace(read_trace(TRACE))
+    cases = [(3000, pool, name) for pool in PEER for name in SCHEDULERS]
+    cases += [(0, 48, name) for name in WHOLE_PEER]
+    runs = []
+    print(
+        f"{'jobs':>6} {'TB':>3} {'scheduler':9} {'peer s':>7} {'ours s':>7} {'ratio':>6} "
+        f"{'bsld':>7} {'peer bsld':>9}"
+    )
+    for count, pool, name in cases:
+        jobs = trace[:count] if count else trace
+        t0 = time.process_time()
+        run = run_fm(
+            jobs, perlmutter_like(pool), "rack", name, "none", rules="code", warmup_switch="none"
+        )
+        cpu = time.process_time() - t0
+        peer = PEER_CPU[pool][name] if count else WHOLE_PEER_CPU[name]
+        peer_bsld = PEER[pool][name] if count else WHOLE_PEER[name]
+        row = {
+            "jobs": count or len(trace),
+            "pool_tb": pool,
+            "priority": name,
+            "peer_cpu_s": peer,
+            "cpu_s": round(cpu, 2),
+            "ratio": round(peer / cpu, 1),
+            "bsld_all": round(_bsld_all(run), 3),
+            "peer_bsld": peer_bsld,
+        }
+        print(
+            f"{row['jobs']:>6} {pool:>3} {name:9} {peer:7.1f} {cpu:7.2f} {peer / cpu:5.0f}x "
+            f"{row['bsld_all']:7.3f} {peer_bsld:9.2f}",
+            flush=True,
+        )
+        runs.append(row)
+    worst = min(r["ratio"] for r in runs)
+    print(f"lowest ratio {worst:.0f}x (target >= 20x)")
+    if out is not None:
+        write_json(out, {"machine": machine_info(ROOT), "grid": "speed", "runs": runs})
+
+
 def main(grid: str) -> None:
     count, warmup, model, pools, names = GRIDS[grid]
     jobs = map_trace(read_trace(TRACE))[:count]
+    code = grid.startswith("compat")
+    rules = {"rules": "code"} if code else {"rules": "easy", "warmup_switch": "started"}
     for pool in pools:
         machine = perlmutter_like(pool)
         reference = run_fm(jobs, machine, "rack", model=model, warmup=warmup, reference=True)
         for name in names:
             t0 = time.process_time()
-            run = run_fm(
-                jobs,
-                machine,
-                "rack",
-                name,
-                model=model,
-                warmup=warmup,
-                compat="fm-simulator" if grid.startswith("compat") else "",
-            )
+            run = run_fm(jobs, machine, "rack", name, model=model, warmup=warmup, **rules)
             cpu = time.process_time() - t0
-            done = [r for r in run.result.jobs if not r.rejected]
-            bsld_all = sum(
-                max((r.end - r.job.submit) / max(r.end - r.start, TAU), 1.0) for r in done
-            ) / len(done)
+            bsld_all = _bsld_all(run)
             out = {"grid": grid, "pool_tb": pool, "priority": name, "cpu_s": round(cpu, 2)}
             out["bsld_all"] = round(bsld_all, 3)
-            metrics = asdict(fm_metrics(run, warmup))
+            metrics = asdict(fm_metrics(run))
             metrics.pop("memory_histogram")
             metrics.pop("degradation_histogram")
             out.update(metrics)
-            out.update(run_fairness(run, reference, warmup))
+            out.update(run_fairness(run, reference))
             print(json.dumps(out), flush=True)
 
 
@@ -155,6 +203,8 @@ if __name__ == "__main__":
         print(json.dumps(estimate(Path(sys.argv[2]))))
     elif len(sys.argv) > 1 and sys.argv[1] == "latency":
         latency(json_out)
+    elif len(sys.argv) > 1 and sys.argv[1] == "speed":
+        speed(json_out)
     elif len(sys.argv) > 1 and sys.argv[1] == "whole":
         whole([int(p) for p in sys.argv[2].split(",")], sys.argv[3].split(","), json_out)
     else:

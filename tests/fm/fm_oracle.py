@@ -13,8 +13,20 @@ from fluxgraph.papers.fm.placement import rack_balance
 from fluxgraph.papers.fm.priority import make_priorities
 
 
-def simulate(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup):
-    """``{job id: (start, end)}`` and the rejected ids; ``jobs`` sized by ``fm_jobs``."""
+def _switch_time(jobs, warmup, switch):
+    """When a ``switch="arrival"`` warm-up ends: the first arrival of a job after the warm-up
+    ids ``0..warmup-1``; ``none``: at once; ``started``: ``None`` (decided as jobs start)."""
+    if switch == "none":
+        return -1
+    if switch == "arrival":
+        later = [j.submit for j in jobs if j.id >= warmup]
+        return min(later) if later else math.inf
+    return None
+
+
+def simulate(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup, switch="started"):
+    """``{job id: (start, end)}`` and the rejected ids; ``jobs`` sized by ``fm_jobs``; EASY
+    after the warm-up (ids ``0..warmup-1``) ends by ``switch``."""
     cap = 1024
     prio = make_priorities(local_gb)[priority]
     bookings: list[tuple[int, int, list]] = []  # (start, end, chunks) of running jobs
@@ -22,9 +34,11 @@ def simulate(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup):
     rejected: set[int] = set()
     queue: list = []
     pending = set()
-    for j in sorted(jobs, key=lambda j: (j.submit, j.id))[:warmup]:
-        pending.add(j.id)
+    for j in jobs:
+        if j.id < warmup:
+            pending.add(j.id)
     warming = True
+    switch_at = _switch_time(jobs, warmup, switch)
 
     def k_of(job):
         return max(0, int(job.memory) - local_gb)
@@ -78,7 +92,14 @@ def simulate(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup):
                 else:
                     queue.append(j)
         ends_before = {b[1] for b in bookings}
-        if warming:
+        if switch_at is not None:
+            warming = t < switch_at
+            for j in sorted(queue, key=lambda j: (j.submit, j.id)) if warming else []:
+                chunks = place(j, t, [])
+                if chunks is None:
+                    break
+                start(j, t, chunks)
+        elif warming:
             for j in sorted(queue, key=lambda j: (j.submit, j.id)):
                 if not pending:
                     break
@@ -119,9 +140,10 @@ _COMPAT_VALUES = {
 }
 
 
-def simulate_compat(jobs, racks, per_rack, pools_per_rack, local_gb, priority):
-    """The public simulator's rules (spec §9 D11, D17, D22), one pass every second, slowdown
-    ``none``: ``{job id: (start, end)}`` and the rejected ids."""
+def simulate_compat(jobs, racks, per_rack, pools_per_rack, local_gb, priority, warmup=0):
+    """The public simulator's rules (spec §9 D11, D17, D22), one pass every second, after a
+    strict-FCFS warm-up until the first job after ids ``0..warmup-1`` arrives (``warmup=0``:
+    none); ``{job id: (start, end)}`` and the rejected ids."""
     cap = 1024
     value = _COMPAT_VALUES[priority]
     free = [list(range(r * per_rack, (r + 1) * per_rack)) for r in range(racks)]
@@ -152,6 +174,7 @@ def simulate_compat(jobs, racks, per_rack, pools_per_rack, local_gb, priority):
         queue.remove(entry)
         return True
 
+    switch_at = _switch_time(jobs, warmup, "arrival" if warmup else "none")
     t = 0
     while pending or queue or running:
         for item in [x for x in running if x[0] <= t]:
@@ -171,7 +194,10 @@ def simulate_compat(jobs, racks, per_rack, pools_per_rack, local_gb, priority):
                 rejected.add(job.id)
             else:
                 queue.append([job, job.submit])
-        while queue:
+        for entry in sorted(queue, key=lambda e: (e[0].submit, e[0].id)) if t < switch_at else []:
+            if not start(entry, t):
+                break
+        while queue and t >= switch_at:
             order = sorted(
                 queue,
                 key=lambda e: (-value(t, e[1], e[0].walltime, e[0].procs, mo(e[0])), e[1], e[0].id),

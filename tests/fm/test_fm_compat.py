@@ -30,15 +30,18 @@ _ROW = st.tuples(
     rows=st.lists(_ROW, min_size=1, max_size=12),
     priority=st.sampled_from(FM_PRIORITIES),
     pools=st.integers(1, 2),
+    warmup=st.integers(0, 5),
 )
-def test_compat_matches_per_second_brute_force(rows, priority, pools):
+def test_compat_matches_per_second_brute_force(rows, priority, pools, warmup):
+    """rules=code after the warm-up_switch=arrival warm-up (ids 0..warmup-1) against a pass
+    every second."""
     jobs = map_trace([TraceRow(i, s, n, d, m) for i, (s, n, d, m) in enumerate(rows)])
     spec = FmMachineSpec(2, 3, pool_tb=pools)
-    run = run_fm(jobs, spec, "rack", priority, "none", warmup=0, compat="fm-simulator")
+    run = run_fm(jobs, spec, "rack", priority, "none", warmup=warmup, rules="code")
     got = {r.job.id: (r.start, r.end) for r in run.result.jobs if not r.rejected}
     rejected = {r.job.id for r in run.result.jobs if r.rejected}
     sized = fm_jobs(jobs, 64, SlowdownModel("none"), "rack")
-    want, want_rejected = simulate_compat(sized, 2, 3, pools, 64, priority)
+    want, want_rejected = simulate_compat(sized, 2, 3, pools, 64, priority, warmup)
     assert rejected == want_rejected
     assert got == want
 
@@ -57,11 +60,11 @@ class _EverySecond(CompatTicks):
 def test_fast_forward_equals_a_pass_every_second(seed, priority, model):
     jobs = map_trace(synthetic_trace(30, seed=seed, span=1000), seed=seed)
     spec = FmMachineSpec(2, 16, pool_tb=1)
-    fast = run_fm(jobs, spec, "rack", priority, model, warmup=5, compat="fm-simulator")
+    fast = run_fm(jobs, spec, "rack", priority, model, warmup=5, rules="code")
     _check(fast)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fm_run, "CompatTicks", _EverySecond)
-        slow = run_fm(jobs, spec, "rack", priority, model, warmup=5, compat="fm-simulator")
+        slow = run_fm(jobs, spec, "rack", priority, model, warmup=5, rules="code")
     assert [(r.start, r.end, r.nodes) for r in fast.result.jobs] == [
         (r.start, r.end, r.nodes) for r in slow.result.jobs
     ]
@@ -70,7 +73,13 @@ def test_fast_forward_equals_a_pass_every_second(seed, priority, model):
     )
 
 
-def test_unknown_compat_mode():
+def test_unknown_options():
     jobs = map_trace(synthetic_trace(3, seed=1))
-    with pytest.raises(SimulationError, match="compat mode"):
-        run_fm(jobs, FmMachineSpec(1, 8, pool_tb=1), compat="slurm")
+    spec = FmMachineSpec(1, 8, pool_tb=1)
+    for key, match in (
+        ("rules", "unknown rules"),
+        ("warmup_switch", "unknown warmup_switch"),
+        ("system_alloc", "unknown system_alloc"),
+    ):
+        with pytest.raises(SimulationError, match=match):
+            run_fm(jobs, spec, **{key: "slurm"})

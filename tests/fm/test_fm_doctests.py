@@ -20,6 +20,8 @@ MODULES = [
     "fluxgraph.papers.fm.metrics",
     "fluxgraph.papers.fm.study",
     "fluxgraph.papers.fm.study_compat",
+    "fluxgraph.papers.fm.criteria",
+    "fluxgraph.papers.fm.study_report",
     "fluxgraph.papers.fm.figures",
     "fluxgraph.papers.fm.invariants",
 ]

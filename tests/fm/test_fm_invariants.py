@@ -74,14 +74,21 @@ def _check(run):
     priority=st.sampled_from(FM_PRIORITIES),
     scope=st.sampled_from(("rack", "system")),
     pools=st.integers(1, 3),
+    options=st.fixed_dictionaries(
+        {
+            "rules": st.sampled_from(("code", "easy")),
+            "warmup_switch": st.sampled_from(("arrival", "started", "none")),
+            "system_alloc": st.sampled_from(("local_first", "balance")),
+        }
+    ),
 )
-def test_runs_hold_their_invariants(seed, count, priority, scope, pools):
+def test_runs_hold_their_invariants(seed, count, priority, scope, pools, options):
     jobs = map_trace(synthetic_trace(count, seed=seed, span=3000), seed=seed)
     spec = FmMachineSpec(3, 40, pool_tb=pools)
     with _checked():
-        run = run_fm(jobs, spec, scope, priority, warmup=count // 4)
+        run = run_fm(jobs, spec, scope, priority, warmup=count // 4, **options)
     _check(run)
-    again = run_fm(jobs, spec, scope, priority, warmup=count // 4)
+    again = run_fm(jobs, spec, scope, priority, warmup=count // 4, **options)
     assert [(r.job.id, r.start, r.end, r.nodes) for r in run.result.jobs] == [
         (r.job.id, r.start, r.end, r.nodes) for r in again.result.jobs
     ]
@@ -101,7 +108,7 @@ def test_reference_run_is_strict_fcfs():
 def test_baseline_machine_without_pools():
     jobs = map_trace(synthetic_trace(60, seed=9, span=1500))
     with _checked():
-        run = run_fm(jobs, FmMachineSpec(2, 40, 512), "nodes", "fm", warmup=10)
+        run = run_fm(jobs, FmMachineSpec(2, 40, 512), "nodes", "fm", warmup=10, rules="easy")
     _check(run)
     assert any(r.reservations for r in run.result.jobs)  # the EASY head was reserved
     done = [r for r in run.result.jobs if not r.rejected]

@@ -30,14 +30,17 @@ _ROW = st.tuples(
     pools=st.integers(1, 2),
     warmup=st.integers(0, 4),
     seed=st.integers(1, 3),
+    switch=st.sampled_from(("arrival", "started", "none")),
 )
-def test_simulation_matches_brute_force(rows, priority, pools, warmup, seed):
+def test_simulation_matches_brute_force(rows, priority, pools, warmup, seed, switch):
+    """rules=easy (spec §4.3) after each warm-up switch."""
     jobs = map_trace([TraceRow(i, s, n, d, m) for i, (s, n, d, m) in enumerate(rows)], seed=seed)
-    run = run_fm(jobs, FmMachineSpec(2, 3, pool_tb=pools), "rack", priority, warmup=warmup)
+    spec = FmMachineSpec(2, 3, pool_tb=pools)
+    run = run_fm(jobs, spec, "rack", priority, warmup=warmup, rules="easy", warmup_switch=switch)
     got = {r.job.id: (r.start, r.end) for r in run.result.jobs if not r.rejected}
     rejected = {r.job.id for r in run.result.jobs if r.rejected}
     sized = fm_jobs(jobs, 64, SlowdownModel("paper"), "rack")
-    want, want_rejected = simulate(sized, 2, 3, pools, 64, priority, warmup)
+    want, want_rejected = simulate(sized, 2, 3, pools, 64, priority, warmup, switch)
     assert rejected == want_rejected
     assert got == want
 
@@ -116,8 +119,8 @@ def test_compat_one_candidate_and_drift():
     ]
     jobs = map_trace(rows)
     spec = FmMachineSpec(1, 4, pool_tb=1)
-    compat = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0, compat="fm-simulator")
-    ours = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0)
+    compat = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0, rules="code")
+    ours = run_fm(jobs, spec, "rack", "fcfs", "none", warmup=0, rules="easy")
     got = [(r.start, r.end) for r in compat.result.jobs]
     assert got == [(0, 100), (110, 160), (100, 110), (3, 13)]
     assert [(r.start, r.end) for r in ours.result.jobs] == [

@@ -18,8 +18,9 @@ The earliest start of a job (spec §4.3 step 2) is the first of ``now`` and the 
 of running bookings where it fits. The booked length is the exact stretched runtime ``d'`` of
 the placement found (spec §5).
 
-Scopes: ``rack`` (``rack_balance``), ``system`` (``system_local_first``), ``nodes`` (the
-baseline: ``k = 0`` for every job that fits the local memory).
+Scopes: ``rack`` (``rack_balance``), ``system`` (``system_local_first``, or with
+``system_alloc="balance"`` the public simulator's locality-blind ``system_balance``), ``nodes``
+(the baseline: ``k = 0`` for every job that fits the local memory).
 
 >>> from fluxgraph.papers.fm.machine import FmMachineSpec, build_fm_machine
 >>> from fluxgraph.workload import Job
@@ -44,16 +45,23 @@ from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.papers.fm.invariants import check_allocator
 from fluxgraph.papers.fm.machine import FmLayout
-from fluxgraph.papers.fm.placement import Chunk, chunk_capacity, rack_balance, system_local_first
+from fluxgraph.papers.fm.placement import (
+    Chunk,
+    chunk_capacity,
+    rack_balance,
+    system_balance,
+    system_local_first,
+)
 from fluxgraph.papers.fm.slowdown import SlowdownModel
-from fluxgraph.planner import Planner, PlannerInvalidError
+from fluxgraph.planner import GRAPH_END, Planner, PlannerInvalidError
 from fluxgraph.sched.allocator import Allocation
-from fluxgraph.traverser.dfu import GRAPH_END
 from fluxgraph.workload import Job
 
-__all__ = ["SCOPES", "FmAllocator"]
+__all__ = ["SCOPES", "SYSTEM_ALLOCS", "FmAllocator"]
 
 SCOPES = ("rack", "system", "nodes")
+#: System-scope placement rules (spec §9 D7 and its amendment): own rack first, or the code's.
+SYSTEM_ALLOCS = {"local_first": system_local_first, "balance": system_balance}
 #: The largest value :func:`_distinct` counts rather than sorts.
 _COUNTING_LIMIT = 1 << 16
 #: A booking released before its end, in the allocator's log of changes.
@@ -62,11 +70,6 @@ _EARLY = -1
 _ANSWERS_KEPT = 4096
 #: Snapshots kept per state of the running bookings (one per set of overlapping reservations).
 _SNAPSHOTS_KEPT = 16
-_RULE: dict[str, Callable[..., list[Chunk] | None]] = {
-    "rack": rack_balance,
-    "system": system_local_first,
-    "nodes": rack_balance,
-}
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -178,14 +181,21 @@ class FmAllocator:
     """
 
     def __init__(
-        self, graph: ResourceGraph, scope: str = "rack", model: SlowdownModel | None = None
+        self,
+        graph: ResourceGraph,
+        scope: str = "rack",
+        model: SlowdownModel | None = None,
+        system_alloc: str = "local_first",
     ) -> None:
         if scope not in SCOPES:
             raise SimulationError(f"unknown FM scope {scope!r} (valid: {', '.join(SCOPES)})")
+        if system_alloc not in SYSTEM_ALLOCS:
+            valid = ", ".join(SYSTEM_ALLOCS)
+            raise SimulationError(f"unknown system_alloc {system_alloc!r} (valid: {valid})")
         self.layout = lay = FmLayout.of(graph)
         self.scope = scope
         self.model = model if model is not None else SlowdownModel("paper")
-        self.rule = _RULE[scope]
+        self.rule = SYSTEM_ALLOCS[system_alloc] if scope == "system" else rack_balance
         self.total_nodes = self.total_cores = lay.nodes
         self.node_planners = [Planner(0, GRAPH_END, 1, "node") for _ in range(lay.nodes)]
         self.pool_planners = [

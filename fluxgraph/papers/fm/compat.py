@@ -1,9 +1,10 @@
-"""``--compat fm-simulator``: the public FM simulator's scheduling rules on the shared simulator.
+"""``rules=code`` (the default): the public FM simulator's scheduling rules on the shared simulator.
 
 The specification's cross-check (spec §7) runs the paper's own simulator
 (Artlands/DisaggregationAwareScheduler) with its code's rules; spec §9 D11, D17 and D22
-describe them. This pass reproduces those rules as stated there, not the specification's §4.3
-EASY:
+describe them. The specification's amendment of 2026-11-28 makes them the default
+(``rules=code``; the former §4.3 EASY is ``rules=easy``); they run after the warm-up, with any
+slowdown model (``--compat fm-simulator`` is the cross-check grid, C10):
 
 * **ticks**: a pass every simulated second while jobs wait (D22), not only at events;
 * **one job per step**: a step orders the queue by the priority at ``now`` (larger first, ties
@@ -38,7 +39,7 @@ a pass every second (a test compares them).
 >>> from fluxgraph.papers.fm.workload import TraceRow, map_trace
 >>> rows = [TraceRow(1, 0, 1, 100, 600), TraceRow(2, 1, 1, 50, 1088), TraceRow(3, 2, 1, 40, 60)]
 >>> run = run_fm(map_trace(rows), FmMachineSpec(1, 4, pool_tb=1), "rack", "fcfs", "none",
-...              warmup=0, compat="fm-simulator")
+...              warmup=0, rules="code", warmup_switch="none")
 >>> [(r.start, r.end) for r in run.result.jobs]
 [(0, 100), (100, 150), (2, 42)]
 """
@@ -53,10 +54,7 @@ from fluxgraph.papers.fm.allocator import FmAllocator
 from fluxgraph.sched.passes import SchedulingView
 from fluxgraph.workload import Job
 
-__all__ = ["COMPAT_MODES", "CompatTicks"]
-
-#: The ``compat`` modes a run accepts (``""``: the specification's rules).
-COMPAT_MODES = ("", "fm-simulator")
+__all__ = ["CompatTicks"]
 
 #: The longest run of skipped ticks the shortcut looks for (2**20 s, beyond any trace gap).
 _MAX_SKIP = 1 << 20

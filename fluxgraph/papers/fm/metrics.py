@@ -1,7 +1,10 @@
 """The metrics of FM spec §6 (X1) for one run, fairness against the reference run (§6.4).
 
-Evaluation set E: non-rejected jobs with index >= the warm-up count that end by ``t_end``, the
-latest start of the run (cool-down cut, §9 D13); window W = ``[t_switch, t_end]`` (§9 D14).
+Evaluation set E: non-rejected jobs outside the run's warm-up ids that end by ``t_end``, the
+latest start of the run (cool-down cut, §9 D13); window W = ``[t_switch, t_end]`` (§9 D14,
+``t_switch`` by the run's ``warmup_switch``). Rejected jobs (A6, and under ``admission=common``
+those left out before the run) are counted with their share of the trace's node-seconds and of
+its pool demand (``n max(0, M - 64) d``, spec §3.2).
 
 >>> fairness([100, 50, 0, 30], [40, 80, 0, 30], x=50)   # spec §6.4 example
 {'B': 60, 'D': 30, 'MD': -30, 'B_x': 60, 'D_x': 30, 'MD_x': -30}
@@ -19,11 +22,13 @@ from fluxgraph.sched.records import JobRecord
 
 __all__ = [
     "DOLLARS_PER_GB",
+    "POOL_LOCAL_GB",
     "TAU",
     "FmMetrics",
     "evaluated",
     "fairness",
     "fm_metrics",
+    "rejected_shares",
     "run_fairness",
     "savings",
 ]
@@ -31,6 +36,8 @@ __all__ = [
 #: Bounded-slowdown threshold (scaled seconds) and memory price (§IV-C).
 TAU = 10
 DOLLARS_PER_GB = 4.9
+#: Local memory of the disaggregated machines: a job's pool demand is over this (spec §3.2).
+POOL_LOCAL_GB = 64
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,8 @@ class FmMetrics:
 
     jobs: int
     rejected: int
+    rejected_node_share: float
+    rejected_pool_share: float
     t_switch: int
     t_end: int
     bsld: float
@@ -57,21 +66,37 @@ class FmMetrics:
     thr_per_dollar: float
 
 
-def evaluated(run: FmRun, warmup: int) -> list[JobRecord]:
-    """The evaluation set E of ``run`` (spec §6.1)."""
+def evaluated(run: FmRun) -> list[JobRecord]:
+    """The evaluation set E of ``run`` (spec §6.1): not a warm-up job, ended by ``t_end``."""
     started = [r for r in run.result.jobs if not r.rejected]
     if not started:
         return []
     t_end = max(r.start for r in started)
-    return [r for r in started if r.job.id >= warmup and r.end <= t_end]
+    warmup = run.warmup
+    return [r for r in started if r.job.id not in warmup and r.end <= t_end]
+
+
+def rejected_shares(run: FmRun) -> tuple[float, float]:
+    """The rejected jobs' shares of the trace's node-seconds and of its pool demand."""
+    jobs = [r.job for r in run.result.jobs] + list(run.excluded)
+    out = {r.job.id for r in run.result.jobs if r.rejected} | {j.id for j in run.excluded}
+    shares = []
+    for weight in (
+        lambda j: j.procs * j.extra.get("d", j.runtime),
+        lambda j: j.procs * max(0, int(j.memory) - POOL_LOCAL_GB) * j.extra.get("d", j.runtime),
+    ):
+        total = sum(map(weight, jobs))
+        gone = sum(weight(j) for j in jobs if j.id in out)
+        shares.append(gone / total if total else 0.0)
+    return shares[0], shares[1]
 
 
 def _bsld(rec: JobRecord, denominator: int) -> float:
     return max((rec.end - rec.job.submit) / max(denominator, TAU), 1.0)
 
 
-def fm_metrics(run: FmRun, warmup: int) -> FmMetrics:
-    """Spec §6.2 for ``run`` (whose first ``warmup`` jobs are the warm-up)."""
+def fm_metrics(run: FmRun) -> FmMetrics:
+    """Spec §6.2 for ``run``."""
     records = run.result.jobs
     started = [r for r in records if not r.rejected]
     if not started:
@@ -79,7 +104,7 @@ def fm_metrics(run: FmRun, warmup: int) -> FmMetrics:
     t_end = max(r.start for r in started)
     t_switch = run.t_switch if run.t_switch is not None else 0
     span = t_end - t_switch
-    ev = evaluated(run, warmup)
+    ev = evaluated(run)
     if not ev or span <= 0:
         raise SimulationError(
             f"FM metrics: empty evaluation window (|E| = {len(ev)}, t_switch {t_switch}, "
@@ -90,9 +115,12 @@ def fm_metrics(run: FmRun, warmup: int) -> FmMetrics:
     busy = sum(r.job.procs * max(0, min(r.end, t_end) - max(r.start, t_switch)) for r in started)
     mean_mem, hist = _memory_use(started, t_switch, t_end, spec.total_gb)
     throughput = len(ev) / span * 100
+    node_share, pool_share = rejected_shares(run)
     return FmMetrics(
         jobs=len(ev),
-        rejected=len(records) - len(started),
+        rejected=len(records) - len(started) + len(run.excluded),
+        rejected_node_share=node_share,
+        rejected_pool_share=pool_share,
         t_switch=t_switch,
         t_end=t_end,
         bsld=sum(_bsld(r, r.job.extra["d"]) for r in ev) / len(ev),
@@ -155,10 +183,10 @@ def fairness(reference: Sequence[int], evaluated_waits: Sequence[int], x: float 
     return {"B": big_b, "D": big_d, "MD": big_d - big_b, "B_x": b_x, "D_x": d_x, "MD_x": d_x - b_x}
 
 
-def run_fairness(run: FmRun, reference: FmRun, warmup: int, x: float = 10) -> dict:
+def run_fairness(run: FmRun, reference: FmRun, x: float = 10) -> dict:
     """:func:`fairness` over E of ``run`` against the reference run's waits (§6.4)."""
     ref = {r.job.id: r.start - r.job.submit for r in reference.result.jobs if not r.rejected}
-    ev = evaluated(run, warmup)
+    ev = evaluated(run)
     return fairness([ref[r.job.id] for r in ev], [r.start - r.job.submit for r in ev], x)
 
 

@@ -1,12 +1,16 @@
 """The FM scheduling pass (spec §4.1 A1, §4.3 A3, §4.4 A4) on the shared simulator.
 
-WARMUP mode (while a warm-up job is neither started nor rejected): strict FCFS by
-``(submit, id)`` (the simulator's key order) without backfilling over the whole queue (A4). The
-pass that starts the last warm-up job records ``t_switch`` and at once runs a POLICY pass: EASY
-backfilling in priority order (A3): jobs start while they fit; the first that does not is the
-head and gets the earliest reservation over nodes and pool memory (the allocator's planners);
-every later job starts if it fits now beside that reservation. No depth limit, one
-reservation, dropped at the next pass.
+WARMUP mode: strict FCFS by ``(submit, id)`` (the simulator's key order) without backfilling
+over the whole queue (A4). When it ends is ``warmup_switch`` (spec amendment of 2026-11-28,
+replacing §9 D12): ``arrival`` (the default, the public simulator's rule) at the arrival of the
+first job after the warm-up jobs (job 3,000 of W1: 38,617 s), the same time in every
+configuration; ``started`` (the former D12) once every warm-up job has started (or been
+rejected); ``none``: no warm-up phase. The warm-up jobs are given by id, so a filtered job list
+(``admission=common``) keeps them. At the switch (``t_switch``) a POLICY pass runs at once, over
+every queued job, warm-up jobs included: EASY backfilling in priority order (A3, ``rules=easy``):
+jobs start while they fit; the first that does not is the head and gets the earliest
+reservation over nodes and pool memory (the allocator's planners); every later job starts if it
+fits now beside that reservation. No depth limit, one reservation, dropped at the next pass.
 
 Within a POLICY pass the jobs after the head are tried only where the allocator's fit counts
 let them (:meth:`~fluxgraph.papers.fm.allocator.FmAllocator.startable`, over all of them at once
@@ -20,7 +24,7 @@ pass itself, in numpy, as the simulator would by the same priority (the simulato
 keeps it by arrival, a cheap static sort).
 
 ``compat`` (a :class:`~fluxgraph.papers.fm.compat.CompatTicks`) replaces the POLICY passes by
-the public simulator's rules (``--compat fm-simulator``, :mod:`fluxgraph.papers.fm.compat`).
+the public simulator's rules (``rules=code``, :mod:`fluxgraph.papers.fm.compat`).
 """
 
 from __future__ import annotations
@@ -29,13 +33,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from fluxgraph.errors import SimulationError
 from fluxgraph.papers.fm.allocator import FmAllocator
 from fluxgraph.papers.fm.compat import CompatTicks
 from fluxgraph.papers.fm.priority import QueueOrder
 from fluxgraph.sched.passes import SchedulingView
 from fluxgraph.workload import Job
 
-__all__ = ["FmPass"]
+__all__ = ["WARMUP_SWITCHES", "FmPass"]
+
+#: When the warm-up ends (module docstring).
+WARMUP_SWITCHES = ("arrival", "started", "none")
 
 
 class FmPass:
@@ -47,7 +55,8 @@ class FmPass:
     >>> from fluxgraph.papers.fm.machine import FmMachineSpec, build_fm_machine
     >>> from fluxgraph.papers.fm.workload import synthetic_trace, map_trace
     >>> allocator = FmAllocator(build_fm_machine(FmMachineSpec(1, 8, pool_tb=1)), "rack")
-    >>> FmPass(map_trace(synthetic_trace(10)), allocator, warmup=4).t_switch is None
+    >>> jobs = map_trace(synthetic_trace(10))
+    >>> FmPass(jobs, allocator, frozenset(range(4))).t_switch is None
     True
     """
 
@@ -55,15 +64,20 @@ class FmPass:
         self,
         jobs: Sequence[Job],
         allocator: FmAllocator,
-        warmup: int,
+        warmup: frozenset[int],
+        switch: str = "arrival",
         reference: bool = False,
         compat: CompatTicks | None = None,
         order: QueueOrder | None = None,
     ) -> None:
+        if switch not in WARMUP_SWITCHES:
+            valid = ", ".join(WARMUP_SWITCHES)
+            raise SimulationError(f"unknown warmup_switch {switch!r} (valid: {valid})")
         self.allocator = allocator
         self.reference = reference
         self.compat = compat
         self.order = order
+        self.switch = switch
         by_arrival = sorted(jobs, key=lambda j: (j.submit, j.id))
         # per simulator key, filled when the key is first queued (_learn)
         size = len(jobs)
@@ -71,10 +85,13 @@ class FmPass:
         self._procs = np.zeros(size, dtype=np.int64)
         self._remote = np.zeros(size, dtype=np.int64)
         self._walltime = np.zeros(size, dtype=np.int64)
-        first = by_arrival[:warmup]
-        rejected = [j for j in first if allocator.check(j)]
+        first = [j for j in by_arrival if j.id in warmup]
+        rejected = [j for j in first if allocator.check(j)] if switch == "started" else []
         self._pending = {j.id for j in first} - {j.id for j in rejected}
         self._last_reject = max((j.submit for j in rejected), default=0)
+        later = (j.submit for j in by_arrival if j.id not in warmup)
+        #: ``arrival``: the arrival of the first job after the warm-up jobs
+        self._switch_at = next(later, None) if switch == "arrival" else None
         self.t_switch: int | None = None
 
     def schedule(self, view: SchedulingView, now: int) -> None:
@@ -86,9 +103,10 @@ class FmPass:
             self._easy(view, now)
 
     def next_wakeup(self, now: int) -> int | None:
-        if self.compat is None or self.t_switch is None:
-            return None
-        return self.compat.next_wakeup(now)
+        if self.t_switch is None:
+            at = self._switch_at
+            return at if at is not None and at > now and not self.reference else None
+        return None if self.compat is None else self.compat.next_wakeup(now)
 
     def _learn(self, view: SchedulingView, keys: np.ndarray) -> None:
         """Fill the per-key arrays for the ``keys`` not seen before."""
@@ -102,17 +120,26 @@ class FmPass:
                 self.order.learn(key, job)
 
     def _warmup(self, view: SchedulingView, now: int) -> bool:
-        """One A4 pass; ``True`` when it switched to the policy."""
+        """One A4 pass unless the warm-up is over; ``True`` when it switched to the policy."""
+        at = self._switch_at
+        if not self.reference and (
+            self.switch == "none" or (self.switch == "arrival" and at is not None and now >= at)
+        ):
+            self.t_switch = now
+            return True
         # simulator keys index the workload sorted by (submit, id): arrival order is key order
         order = sorted(view.queue())
-        pending = self._pending
+        if self.switch == "arrival" or self.reference:
+            for key in order:
+                if not view.start(key):
+                    break
+            return False
+        pending = self._pending  # switch == "started"
         for key in order:
-            if not pending and not self.reference:
-                break
-            if not view.start(key):
+            if not pending or not view.start(key):
                 break
             pending.discard(view.job(key).id)
-        if pending or self.reference or now < self._last_reject:
+        if pending or now < self._last_reject:
             return False
         self.t_switch = now
         return True

@@ -12,6 +12,10 @@ needs no remote memory, ``k = 0``). Ties: lower rack, lower pool, lower node ind
 ``system_local_first`` (system scope, §9 D7)
     ``rack_balance``; failing that, nodes by the ``k = 0`` rule, each node's chunk from the
     fullest pool of its own rack that holds it, else the fullest such pool machine-wide.
+``system_balance`` (system scope, ``system_alloc=balance``: the public simulator's
+    ``system_balance_allocation``, spec amendment of 2026-11-28)
+    nodes by the ``k = 0`` rule, each node's chunk from the fullest pool machine-wide, wherever
+    its rack (locality ignored).
 
 Worked example of spec §4.5 (2 racks x 4 nodes, one 1,024 GB memnode per rack):
 
@@ -22,7 +26,9 @@ Worked example of spec §4.5 (2 racks x 4 nodes, one 1,024 GB memnode per rack):
 
 from __future__ import annotations
 
-__all__ = ["Chunk", "chunk_capacity", "rack_balance", "system_local_first"]
+import heapq
+
+__all__ = ["Chunk", "chunk_capacity", "rack_balance", "system_balance", "system_local_first"]
 
 #: ``(node, pool, gb)``: one node of a placement and where its remote chunk lives.
 Chunk = tuple[int, int, int]
@@ -131,4 +137,34 @@ def system_local_first(
                 return None
         left[r][q] -= k
         placed.append((g, r * pools_per_rack + q, k))
+    return placed
+
+
+def system_balance(
+    free: list[list[int]], caps: list[list[int]], n: int, k: int
+) -> list[Chunk] | None:
+    """The locality-blind system-scope placement: nodes by the ``k = 0`` rule, each node's chunk
+    from the pool with the most free GB machine-wide (ties: lower pool index).
+
+    It places exactly when ``n`` nodes are free and the pools hold ``n`` chunks (each chunk
+    taken from a pool holding one lowers that count by one), as ``system_local_first`` does.
+
+    >>> system_balance([[0, 1], [2, 3]], [[600], [900]], 2, 400)   # the fullest pool, each time
+    [(0, 1, 400), (1, 0, 400)]
+    >>> system_balance([[0, 1], [2, 3]], [[1024], [0]], 3, 400) is None
+    True
+    """
+    nodes = _nodes_only(free, n)
+    if nodes is None or k <= 0:
+        return None if nodes is None else [(g, -1, 0) for g in nodes]
+    per_rack = len(caps[0]) if caps else 0
+    heap = [(-c, r * per_rack + q) for r, row in enumerate(caps) for q, c in enumerate(row)]
+    heapq.heapify(heap)
+    placed: list[Chunk] = []
+    for g in nodes:
+        if not heap or -heap[0][0] < k:
+            return None
+        cap, pool = heapq.heappop(heap)
+        placed.append((g, pool, k))
+        heapq.heappush(heap, (cap + k, pool))
     return placed
