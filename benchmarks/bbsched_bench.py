@@ -1,14 +1,17 @@
-"""BBSched speed (issue 13): Baseline on KTH with zero BB, and BBSched's decision time at w=20.
+"""BBSched speed (issues 13, 32): Baseline on KTH with zero BB, and BBSched's decision time.
 
 The anchor: the authors' CQSim BBSched branch replays KTH-SP2 with a zero BB column in 57 s and
-1 GB RSS on this machine class (issue 13). This script replays the same trace (``--limit`` jobs,
-default all; ``--slice`` = the 120-day Cori-analogue slice of spec §3.2) with the Baseline
-method (FCFS + EASY through the window pass, every start and reservation a matcher call on the
-``bbsched-kth`` graph) and reports CPU seconds (the machine is shared), wall seconds and peak
-RSS; then the median ``select`` time of BBSched at w = 20 (G = 500, P = 20) on seeded windows,
-and in a simulated run when ``--run-jobs`` > 0.
+1 GB RSS on this machine class (issue 13); issue 32's target is 5x faster (<= 11.4 s). This
+script replays the same trace (``--limit`` jobs, default all; ``--slice`` = the 120-day
+Cori-analogue slice of spec §3.2) with the Baseline method (FCFS + EASY through the window pass,
+every start and reservation a matcher call on the ``bbsched-kth`` graph, with the matcher's fast
+path for flat machines) and reports CPU seconds (the machine is shared), wall seconds and peak
+RSS. ``--compare`` replays it again with ``fastpath="off"`` (every call a traverser walk) and
+checks that every job has the same start time and node set. Then the median ``select`` time of
+BBSched at w = 20 (G = 500, P = 20) on seeded windows, and in a simulated run when
+``--run-jobs`` > 0.
 
-    python3 benchmarks/bbsched_bench.py --traces ../shared/traces [--limit N] [--slice]
+    python3 benchmarks/bbsched_bench.py --traces ../shared/traces [--limit N] [--slice] [--compare]
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="first N jobs (0 = all)")
     ap.add_argument("--slice", action="store_true", help="the 120-day slice of spec §3.2")
     ap.add_argument("--run-jobs", type=int, default=0, help="BBSched run on lublin S4 prefix")
+    ap.add_argument("--compare", action="store_true", help="also the traverser path; same?")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     traces = Path(args.traces)
@@ -47,16 +51,26 @@ def main(argv: list[str] | None = None) -> int:
     else:
         raw = load_workload(traces / "KTH-SP2-1996-2.1-cln.swf", limit=args.limit or None)
         jobs = [dataclasses.replace(j, nodes=j.procs) for j in raw]
-    c0, t0 = time.process_time(), time.perf_counter()
-    result, _ = simulate_method(jobs, "bbsched-kth", "Baseline", RunOptions())
-    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    done = sum(r.completed for r in result.jobs)
-    print(
-        f"Baseline on KTH ({len(jobs)} jobs, zero BB): CPU {cpu:.1f} s, wall {wall:.1f} s, "
-        f"peak RSS {rss:.0f} MB, {done} completed; CQSim anchor {CQSIM_SECONDS} s, "
-        f"{CQSIM_RSS_MB:.0f} MB: {CQSIM_SECONDS / cpu:.2f}x"
-    )
+    schedules, times = {}, {}
+    for fastpath in ("auto", "off") if args.compare else ("auto",):
+        c0, t0 = time.process_time(), time.perf_counter()
+        result, _ = simulate_method(jobs, "bbsched-kth", "Baseline", RunOptions(fastpath=fastpath))
+        cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        done = sum(r.completed for r in result.jobs)
+        schedules[fastpath] = [(r.job.id, r.start, tuple(r.nodes)) for r in result.jobs]
+        times[fastpath] = {"jobs": len(jobs), "cpu_s": cpu, "wall_s": wall, "rss_mb": rss}
+        print(
+            f"Baseline on KTH ({len(jobs)} jobs, zero BB, fastpath={fastpath}): CPU {cpu:.1f} s, "
+            f"wall {wall:.1f} s, peak RSS {rss:.0f} MB, {done} completed; CQSim anchor "
+            f"{CQSIM_SECONDS} s, {CQSIM_RSS_MB:.0f} MB: {CQSIM_SECONDS / cpu:.2f}x "
+            f"(target 5x: {CQSIM_SECONDS / 5:.1f} s)"
+        )
+    if args.compare:
+        same = schedules["auto"] == schedules["off"]
+        print(f"same start times and node sets with and without the fast path: {same}")
+        if not same:
+            return 1
     decision = decision_times("BBSched", 20, windows=100)
     print(
         f"BBSched select at w=20 (G=500, P=20), 100 seeded windows: median "
@@ -64,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     out = {
         "machine": machine_info(Path(__file__).resolve().parents[1]),
-        "baseline": {"jobs": len(jobs), "cpu_s": cpu, "wall_s": wall, "rss_mb": rss},
+        "baseline": times,
         "decision_w20": decision,
     }
     if args.run_jobs:

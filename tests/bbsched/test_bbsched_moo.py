@@ -7,7 +7,6 @@ import itertools
 import random
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +16,7 @@ from fluxgraph.papers.bbsched.knapsack import best_linear
 from fluxgraph.papers.bbsched.methods import METHODS, make_method
 from fluxgraph.papers.bbsched.moo import Window, nondominated
 from fluxgraph.papers.bbsched.oracle import exact_front, generational_distance
-from fluxgraph.papers.bbsched.probes import random_window
+from fluxgraph.papers.bbsched.probes import ga_accuracy, random_window
 
 TABLE1 = [(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)]
 N, B = 100, 188_513
@@ -114,16 +113,15 @@ def _agreement(generations: int, variant: str, mutation: float = 0.0005) -> int:
     return agree
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="spec §8 smoke oracle check: at G = 200, P = 20 the paper's p_m = 0.0005 agrees on "
-    "10/30 windows and the cqsim variant (the spec's fallback) on 19/30; reported in "
-    "docs/bbsched.md",
-)
-def test_spec_smoke_oracle_agreement():
-    """Spec §8 smoke: decision agreement >= 90% (27/30); if the paper's GA fails, the spec's
-    rerun with ``ga_variant="cqsim"``. Strict: passing means the report must change."""
-    assert max(_agreement(200, "paper"), _agreement(200, "cqsim")) >= 27
+def test_spec_smoke_oracle_check():
+    """Spec §8 smoke as the amendment of 2026-11-28 rewords it (D1): on 30 seeded windows
+    (k = 12, G = 200, P = 20, the paper's p_m) every GA front is feasible, no GA vector
+    dominates an exact one, and the GA reaches the node-maximal x* of the decision rule on
+    28+ of 30; the decision agreement is only reported."""
+    m = ga_accuracy(200, 20, windows=30, seeds=1, k=12)
+    assert m["smoke_windows"] == 30
+    assert m["smoke_infeasible"] == 0 and m["smoke_dominating"] == 0
+    assert m["smoke_xstar_f1"] >= 28
 
 
 def test_ga_reaches_the_oracle_with_more_mutation():

@@ -9,7 +9,9 @@ than one the graph can hold is also held (take a subset of those nodes and chunk
 :class:`BBAllocator` asks the matcher once for the largest requests of the machine (every node
 with a 128-GB SSD request and the whole pool; on SSD machines also the 256-GB half) and answers
 every request they dominate without a walk; any other request goes to the matcher as before.
-Starts, reservations and releases are the matcher's, unchanged.
+Starts, reservations and releases are the matcher's, unchanged (``fastpath`` is the matcher's:
+``"auto"`` answers whole-node requests on these flat machines from per-node bookings where that
+is exact, ``"off"`` walks the graph every time).
 
 >>> from fluxgraph.papers.bbsched.machine import BBMachine
 >>> from fluxgraph.papers.bbsched.window import bb_shape
@@ -35,8 +37,8 @@ __all__ = ["BBAllocator"]
 class BBAllocator(MatcherAllocator):
     """:class:`MatcherAllocator` on ``machine``'s graph and job shape (module docstring)."""
 
-    def __init__(self, machine: BBMachine, policy: str, prune: str) -> None:
-        super().__init__(machine.graph(), bb_shape(machine), policy, prune)
+    def __init__(self, machine: BBMachine, policy: str, prune: str, fastpath: str = "auto") -> None:
+        super().__init__(machine.graph(), bb_shape(machine), policy, prune, fastpath=fastpath)
         n = machine.nodes
         largest = [(n, SSD_SMALL if machine.ssd else 0)]
         if machine.ssd:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from fluxgraph.papers.bbsched.machine import BBMachine
 from fluxgraph.papers.bbsched.window import demand
 from fluxgraph.sched.records import JobRecord
+from fluxgraph.workload import Job
 
 __all__ = [
     "BB_BINS",
@@ -27,6 +28,7 @@ __all__ = [
     "SIZE_BINS",
     "bin_waits",
     "kiviat_areas",
+    "offered_loads",
     "run_metrics",
 ]
 
@@ -93,6 +95,31 @@ def run_metrics(
     return out
 
 
+def offered_loads(
+    jobs: Sequence[Job], machine: BBMachine, window: tuple[int, int]
+) -> dict[str, float]:
+    """Offered node and BB load over ``window`` (amendment D4): ``sum amount runtime`` over the
+    jobs submitted in ``window``, divided by ``capacity |M|`` (BB in whole chunks, of the pool).
+
+    >>> from fluxgraph.papers.bbsched.machine import RECIPES
+    >>> job = Job(1, 0, 50, 60, 10, 10, extra={"bb": 900})
+    >>> offered_loads([job], RECIPES["bbsched-kth"], (0, 100))
+    {'offered_node_load': 0.05, 'offered_bb_load': 0.0026595744680851063}
+    """
+    lo, hi = window
+    nodes = bb = 0
+    for job in jobs:
+        if lo <= job.submit < hi:
+            n, b, _ = demand(job)
+            nodes += n * job.runtime
+            bb += machine.bb_units(b) * job.runtime
+    span = hi - lo
+    return {
+        "offered_node_load": nodes / (machine.nodes * span),
+        "offered_bb_load": bb / (max(1, machine.pool) * span),
+    }
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else math.nan
 
@@ -114,18 +141,30 @@ def bin_waits(records: Sequence[JobRecord], window: tuple[int, int], by: str) ->
     return {name: (t / c if c else math.nan) for name, (t, c) in sums.items()}
 
 
-def kiviat_areas(axes: Mapping[str, Sequence[float]]) -> dict[str, float]:
+def kiviat_areas(
+    axes: Mapping[str, Sequence[float]], flat: Sequence[tuple[str, float]] = ()
+) -> dict[str, float]:
     """Normalised Kiviat areas (spec §6): per axis ``r = (m - min)/(max - min)`` over the
     methods (``r = 1`` when all are equal); area ``0.5 sin(2π/K) Σ r_k r_{k+1}`` divided by
-    its maximum ``0.5 K sin(2π/K)``. Axes must be oriented so that larger is better."""
+    its maximum ``0.5 K sin(2π/K)``. Axes must be oriented so that larger is better.
+
+    ``flat`` (amendment B, H3/E6) gives per axis a tolerance below which the axis is noise and
+    scores ``r = 1`` for every method: ``("abs", 0.01)`` when ``max - min < 0.01`` (usages,
+    1 pp), ``("rel", 0.05)`` when ``max / min - 1 < 0.05`` (inverse waits and slowdowns, 5%).
+
+    >>> kiviat_areas({"a": [0.50, 2.0], "b": [0.505, 1.0]}, [("abs", 0.01), ("rel", 0.05)])
+    {'a': 1.0, 'b': 0.0}
+    """
     names = list(axes)
     k = len(next(iter(axes.values())))
     norm = {name: [0.0] * k for name in names}
     for j in range(k):
         column = [axes[name][j] for name in names]
         lo, hi = min(column), max(column)
+        kind, tol = flat[j] if flat else ("abs", 0.0)
+        noise = hi - lo < tol if kind == "abs" else lo > 0 and hi / lo - 1 < tol
         for name in names:
-            norm[name][j] = 1.0 if hi == lo else (axes[name][j] - lo) / (hi - lo)
+            norm[name][j] = 1.0 if hi == lo or noise else (axes[name][j] - lo) / (hi - lo)
     return {
         name: sum(r[j] * r[(j + 1) % k] for j in range(k)) / k
         for name, r in ((n, norm[n]) for n in names)

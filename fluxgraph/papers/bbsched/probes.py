@@ -78,6 +78,14 @@ def random_window(rng: random.Random, k: int, chunk: int = 1) -> Window:
     return Window.of(demands, free_nodes, free_bb, NODES, POOL)
 
 
+#: Spec §8.2 smoke (amendment D1): the first 30 windows, first GA seed.
+SMOKE_WINDOWS = 30
+
+
+def _dominates(u: tuple[int, ...], v: tuple[int, ...]) -> bool:
+    return all(a >= b for a, b in zip(u, v, strict=True)) and u != v
+
+
 def ga_accuracy(
     generations: int,
     population: int,
@@ -87,9 +95,18 @@ def ga_accuracy(
     mutation: float = 0.0005,
     variant: str = "paper",
 ) -> dict[str, float]:
-    """Mean GD, front fraction found, decision agreement and GA ms over windows x seeds."""
+    """Mean GD, front fraction found, decision agreement and GA ms over windows x seeds; and
+    the smoke counts of amendment D1 over the first :data:`SMOKE_WINDOWS` windows (first seed):
+    ``smoke_windows``, ``smoke_infeasible`` (fronts holding an infeasible mask),
+    ``smoke_dominating`` (fronts with a vector that dominates an exact one), ``smoke_xstar_f1``
+    (fronts reaching the node-maximal ``f1`` of the exact front, the decision rule's ``x*``)
+    and ``smoke_xstar`` (fronts holding the exact ``x*`` vector itself, ``f2`` included)."""
     gd, found_share, agree, ms = [], [], 0, []
     total = 0
+    smoke = dict.fromkeys(
+        ("smoke_windows", "smoke_infeasible", "smoke_dominating", "smoke_xstar_f1", "smoke_xstar"),
+        0,
+    )
     for index in range(windows):
         w = random_window(random.Random(index), k)
         exact = exact_front(w)
@@ -101,14 +118,25 @@ def ga_accuracy(
             found = ga_front(w, rng, generations, population, mutation, variant)
             ms.append((time.process_time() - t0) * 1000)
             gd.append(generational_distance(found, exact, w))
-            found_share.append(len({v for _, v in found} & exact_vectors) / len(exact_vectors))
+            vectors = {v for _, v in found}
+            found_share.append(len(vectors & exact_vectors) / len(exact_vectors))
             agree += decide(found, NODES, POOL)[1] == reference
             total += 1
+            if index < SMOKE_WINDOWS and seed == 0:
+                smoke["smoke_windows"] += 1
+                smoke["smoke_infeasible"] += not all(w.evaluate([m for m, _ in found])[0])
+                smoke["smoke_dominating"] += any(
+                    _dominates(u, v) for u in vectors for v in exact_vectors
+                )
+                xstar = max(exact_vectors)
+                smoke["smoke_xstar"] += xstar in vectors
+                smoke["smoke_xstar_f1"] += max(v[0] for v in vectors) == xstar[0]
     return {
         "gd": statistics.fmean(gd),
         "front_found": statistics.fmean(found_share),
         "agreement": agree / total,
         "ga_median_ms": statistics.median(ms),
+        **{key: float(value) for key, value in smoke.items()},
     }
 
 

@@ -26,7 +26,7 @@ from fluxgraph.papers.bbsched.allocator import BBAllocator
 from fluxgraph.papers.bbsched.ga import GAParams
 from fluxgraph.papers.bbsched.machine import RECIPES, BBMachine
 from fluxgraph.papers.bbsched.methods import make_method
-from fluxgraph.papers.bbsched.metrics import bin_waits, run_metrics
+from fluxgraph.papers.bbsched.metrics import bin_waits, offered_loads, run_metrics
 from fluxgraph.papers.bbsched.window import WindowPass, wfp
 from fluxgraph.sched import Simulator
 from fluxgraph.sched.records import SimulationResult
@@ -54,6 +54,8 @@ class RunOptions:
     ga_seed: int = 1
     verify: bool = False
     policy: str = "lonodex"
+    starve: str = "pass"
+    fastpath: str = "auto"
 
 
 def simulate_method(
@@ -68,7 +70,7 @@ def simulate_method(
         extra = {"ga": ga, "exact_below": o.exact_below, "decision": o.decision}
         extra["ga_seed"] = o.ga_seed
     scheduler = WindowPass(
-        m, make_method(method, **extra), o.window, o.starve_bound, verify=o.verify
+        m, make_method(method, **extra), o.window, o.starve_bound, verify=o.verify, starve=o.starve
     )
     if o.base not in ("fcfs", "wfp"):
         raise SimulationError(f"unknown base scheduler {o.base!r} (valid: fcfs, wfp)")
@@ -77,7 +79,7 @@ def simulate_method(
         jobs,
         priority="fcfs" if o.base == "fcfs" else wfp,
         scheduler=scheduler,
-        allocator=BBAllocator(m, o.policy, PRUNE),
+        allocator=BBAllocator(m, o.policy, PRUNE, o.fastpath),
     )
     return sim.run(), scheduler
 
@@ -101,11 +103,14 @@ def run_case(
     options: RunOptions | None = None,
     bins: bool = False,
 ) -> dict[str, float]:
-    """:func:`simulate_method` plus the §6 metrics over ``window`` and decision times (ms);
-    with ``bins``, also the per-bin average waits ``wait_{size,bb,runtime}_{i}``."""
+    """:func:`simulate_method` plus the §6 metrics over ``window``, decision times (ms) and
+    the amendment's D4 columns (offered node and BB load over ``window``, the share of passes
+    with a forced job, optimiser calls = ``decisions``, mean candidates); with ``bins``, also
+    the per-bin average waits ``wait_{size,bb,runtime}_{i}``."""
     result, scheduler = simulate_method(jobs, machine, method, options)
     m = RECIPES[machine] if isinstance(machine, str) else machine
     out = run_metrics(result.jobs, m, window)
+    out.update(offered_loads(jobs, m, window))
     if bins:
         for by in ("size", "bb", "runtime"):
             for i, value in enumerate(bin_waits(result.jobs, window, by).values()):
@@ -115,6 +120,9 @@ def run_case(
         {
             "rejected": float(sum(r.rejected for r in result.jobs)),
             "decisions": float(len(times)),
+            "decisions_in_window": float(
+                sum(window[0] <= t < window[1] for t in scheduler.decision_at)
+            ),
             "decision_median_ms": statistics.median(times) if times else float("nan"),
             "decision_mean_ms": statistics.fmean(times) if times else float("nan"),
             "decision_p99_ms": percentile(times, 99),
@@ -123,6 +131,8 @@ def run_case(
             else 0.0,
             "starvation_violations": float(scheduler.stats["violations"]),
             "forced": float(scheduler.stats["forced_started"] + scheduler.stats["forced_reserved"]),
+            "passes": float(scheduler.stats["passes"]),
+            "forced_share": scheduler.stats["forced_passes"] / max(1, scheduler.stats["passes"]),
         }
     )
     return out

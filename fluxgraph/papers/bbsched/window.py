@@ -7,8 +7,11 @@ Per pass (the simulator has already dropped the previous pass's reservation):
    window for ``starve_bound`` passes are *forced*: each starts if it can; the first that cannot
    moves to the head of ``Q`` (it gets the EASY reservation) and the optimiser is skipped.
    Otherwise the candidates (window jobs that each fit the free aggregates) go to
-   ``method.select`` (two or more) and the selected jobs start in window order. Every window job
-   still waiting afterwards has its pass counter raised;
+   ``method.select`` (two or more) and the selected jobs start in window order. The pass
+   counters follow ``starve`` (amendment D3): ``"pass"`` (the paper's text, default) raises
+   every window job still waiting afterwards; ``"optimiser"`` only on passes where the
+   optimiser ran (two or more candidates) and did not select it; ``"none"`` (the authors'
+   CQSim code) forces nothing;
 3. EASY over the rest of ``Q``: in-order starts; the first job that cannot start gets the one
    reservation (earliest time its nodes, BB and SSD all fit for its walltime); later jobs start
    only where the matcher fits them beside that reservation.
@@ -52,7 +55,11 @@ from fluxgraph.sched.passes import SchedulingView
 from fluxgraph.sched.shapes import JobShape
 from fluxgraph.workload import Job
 
-__all__ = ["BBShape", "WindowPass", "bb_shape", "demand", "wfp"]
+__all__ = ["STARVE", "BBShape", "WindowPass", "bb_shape", "demand", "wfp"]
+
+#: Starvation-bound readings (amendment D3): the paper's text, its optimiser-only reading, and
+#: the authors' code (no bound).
+STARVE = ("pass", "optimiser", "none")
 
 
 def wfp(job: Job, now: int) -> float:
@@ -89,9 +96,18 @@ class BBShape(JobShape):
 
     chunk: int = 1
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._keys: dict[int, tuple[Job, tuple]] = {}  # id(job) -> (job, key), read once
+
     def key(self, job: Job) -> tuple:
+        known = self._keys.get(id(job))
+        if known is not None and known[0] is job:
+            return known[1]
         n, b, s = demand(job)
-        return ("bb-node", n, -(-b // self.chunk) * self.chunk, s)
+        key = ("bb-node", n, -(-b // self.chunk) * self.chunk, s)
+        self._keys[id(job)] = (job, key)
+        return key
 
     @staticmethod
     def family(key: tuple) -> tuple[tuple, int]:
@@ -126,7 +142,8 @@ class WindowPass:
     """The pass of the module docstring for ``method`` (a fresh one per simulation run).
 
     ``decision_times`` holds the CPU seconds of every ``method.select`` call (the machines
-    these runs share are loaded, so CPU time is the fair measure);
+    these runs share are loaded, so CPU time is the fair measure) and ``decision_at`` its
+    simulated time;
     ``stats`` counts passes, forced starts and reservations and starvation-bound violations.
     """
 
@@ -135,18 +152,24 @@ class WindowPass:
     window: int = 20
     starve_bound: int = 50
     verify: bool = False
+    starve: str = "pass"
     shortcuts: bool = True
     decision_times: list[float] = field(default_factory=list)
+    decision_at: list[int] = field(default_factory=list)
     window_sizes: list[int] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
     _passes: dict[int, int] = field(default_factory=dict, repr=False)
     _started_last: bool = field(default=True, repr=False)
     _last_order: list[int] = field(default_factory=list, repr=False)
+    _needs: dict[int, tuple[int, int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.window < 1 or self.starve_bound < 1:
             raise SimulationError("window and starve_bound must be >= 1")
-        for name in ("passes", "selected", "forced_started", "forced_reserved", "violations"):
+        if self.starve not in STARVE:
+            raise SimulationError(f"unknown starve {self.starve!r} (valid: {', '.join(STARVE)})")
+        names = ("passes", "selected", "forced_started", "forced_reserved", "violations")
+        for name in (*names, "forced_passes"):
             self.stats.setdefault(name, 0)
 
     def next_wakeup(self, now: int) -> int | None:
@@ -175,9 +198,13 @@ class WindowPass:
         ]
 
     def _need(self, view: SchedulingView, key: int) -> tuple[int, int, int]:
-        """What job ``key`` takes from the graph: its BB rounded up to whole chunks."""
-        n, b, s = demand(view.job(key))
-        return n, self.machine.bb_units(b), s
+        """What job ``key`` takes from the graph: its BB rounded up to whole chunks (read once
+        per job: ``job.extra`` may be a lazy mapping)."""
+        need = self._needs.get(key)
+        if need is None:
+            n, b, s = demand(view.job(key))
+            need = self._needs[key] = (n, self.machine.bb_units(b), s)
+        return need
 
     def _fits(self, need: tuple[int, int, int], free: list[int]) -> bool:
         n, b, s = need
@@ -192,7 +219,8 @@ class WindowPass:
     def _take(self, view: SchedulingView, key: int, free: list[int]) -> None:
         run = view.running()[key]
         b = self._need(view, key)[1]
-        small = sum(1 for r in run.nodes if r < self.machine.small_nodes)
+        half = self.machine.small_nodes
+        small = sum(1 for r in run.nodes if r < half) if half else 0
         free[0] -= len(run.nodes)
         free[1] -= b
         free[2] -= small
@@ -317,7 +345,7 @@ class WindowPass:
     def _large(self, ranks: tuple[int, ...]) -> int:
         """How many of ``ranks`` are 256-GB SSD nodes (every node without SSDs)."""
         half = self.machine.small_nodes
-        return sum(1 for r in ranks if r >= half)
+        return sum(1 for r in ranks if r >= half) if half else len(ranks)
 
     @staticmethod
     def _beside(need: tuple[int, int, int], shadow: list[int]) -> bool:
@@ -375,16 +403,20 @@ class WindowPass:
         passes = self._passes
         head: list[int] = []
         waiting_forced = []
+        bound = self.starve_bound if self.starve != "none" else math.inf
+        if any(passes.get(key, 0) >= bound for key in window):
+            self.stats["forced_passes"] += 1
         for key in window:
-            if passes.get(key, 0) >= self.starve_bound:
+            if passes.get(key, 0) >= bound:
                 if self._start(view, key, free):
                     self.stats["forced_started"] += 1
                 else:
                     head = [key]
                     waiting_forced.append(key)
                     break
-        if not head:
-            self._select(view, window, free)
+        optimised = False if head else self._select(view, window, free)
+        if self.starve == "none" or (self.starve == "optimiser" and not optimised):
+            return head, waiting_forced
         queued = set(view.queue())
         for key in window:
             if key in queued:
@@ -393,11 +425,12 @@ class WindowPass:
                 passes.pop(key, None)
         return head, waiting_forced
 
-    def _select(self, view: SchedulingView, window: list[int], free: list[int]) -> None:
+    def _select(self, view: SchedulingView, window: list[int], free: list[int]) -> bool:
+        """Candidates, ``method.select`` and their starts; whether the optimiser ran."""
         queued = set(view.queue())
         cands = [k for k in window if k in queued and self._fits(self._need(view, k), free)]
         if not cands:
-            return
+            return False
         self.window_sizes.append(len(cands))
         if len(cands) == 1:
             chosen = cands
@@ -415,6 +448,7 @@ class WindowPass:
             t0 = time.process_time()
             mask = self.method.select(problem)
             self.decision_times.append(time.process_time() - t0)
+            self.decision_at.append(view.now)
             chosen = [cands[i] for i in problem.members(mask)]
         if self.verify and not view.fits(chosen):
             raise SimulationError(f"at {view.now}: the graph cannot hold the selection {chosen}")
@@ -423,3 +457,4 @@ class WindowPass:
                 raise SimulationError(f"at {view.now}: selected job key {key} did not start")
             self._take(view, key, free)
         self.stats["selected"] += len(chosen)
+        return len(cands) >= 2

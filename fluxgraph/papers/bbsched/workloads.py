@@ -10,7 +10,11 @@
 * :func:`with_ssd` -- S5-S7 (paper §5): the ``round(q J)`` jobs with the lowest ``W`` ask
   ``floor(129 Z)`` GB of local SSD per node, the others ``129 + floor(128 Z)`` (a large-class job
   wider than the 256-GB half moves to the small class).
-* :func:`calibrate_pool` -- the closed-form pool size of spec §3.4.
+* :func:`calibrate_pool` -- the closed-form pool size of spec §3.4 for an S4 offered BB load
+  ``rho`` (calibration ``W1`` "saturated": :data:`RHO_S4`; ``W2`` "wait-scaled", the amendment's
+  default: :data:`RHO_W2`, found by :mod:`fluxgraph.papers.bbsched.calibration`);
+* :func:`multiplex` -- calibration ``W3``: ``c`` cyclically shifted copies of the trace (run on
+  ``c N`` nodes).
 
 >>> from fluxgraph.workload import Job
 >>> jobs = [Job(i, 10 * i, 100, 100, procs=2, nodes=2) for i in range(8)]
@@ -32,8 +36,10 @@ from fluxgraph.workload import Job, Workload, load_workload
 
 __all__ = [
     "ANALOGUES",
+    "CALIBRATIONS",
     "DAY",
     "RHO_S4",
+    "RHO_W2",
     "SSD_WORKLOADS",
     "WORKLOADS",
     "Analogue",
@@ -42,6 +48,7 @@ __all__ = [
     "draws",
     "log_uniform_mean",
     "measurement_window",
+    "multiplex",
     "trace_slice",
     "with_bb",
     "with_ssd",
@@ -95,8 +102,15 @@ ANALOGUES: Mapping[str, Analogue] = MappingProxyType(
 WORKLOADS = ("Original", "S1", "S2", "S3", "S4")
 #: S5-S7: the fraction of jobs in the small SSD class (built on S2).
 SSD_WORKLOADS: Mapping[str, float] = MappingProxyType({"S5": 0.8, "S6": 0.5, "S7": 0.2})
-#: The offered BB load S4 is calibrated to (spec §3.4).
+#: The offered BB load S4 is calibrated to (spec §3.4): calibration ``W1``, "saturated".
 RHO_S4: Mapping[str, float] = MappingProxyType({"kth": 1.15, "lublin": 1.00})
+#: Calibration ``W2``, "wait-scaled" (the amendment's default): the rho on the 1% grid of
+#: [0.50, 1.20] whose Baseline mean wait on S4 is closest to 3.3x that on Original (found by
+#: :func:`fluxgraph.papers.bbsched.calibration.wait_scaled`; the study's ``calibrate`` cells
+#: search again and a criterion checks they agree).
+RHO_W2: Mapping[str, float] = MappingProxyType({"kth": 0.72, "lublin": 0.71})
+#: Pool calibrations (amendment D2): saturated, wait-scaled, multiplexed (W2's rho, c copies).
+CALIBRATIONS = ("W1", "W2", "W3")
 
 
 def bb_workload(analogue: str, name: str) -> BBWorkload:
@@ -212,8 +226,11 @@ def log_uniform_mean(lo: float, hi: float) -> float:
     return (hi - lo) / math.log(hi / lo)
 
 
-def calibrate_pool(jobs: Sequence[Job], analogue: str, window: tuple[int, int]) -> int:
-    """The BB pool ``B`` (GB) of spec §3.4: S4's offered BB load over ``window`` is ``rho``.
+def calibrate_pool(
+    jobs: Sequence[Job], analogue: str, window: tuple[int, int], rho: float | None = None
+) -> int:
+    """The BB pool ``B`` (GB) of spec §3.4: S4's offered BB load over ``window`` is ``rho``
+    (default :data:`RHO_S4`, calibration W1).
 
     ``B = round(0.75 E[b | b >= 20 TB] sum_{submit in M} runtime / (rho |M|))``: a closed form,
     independent of the seed.
@@ -222,7 +239,31 @@ def calibrate_pool(jobs: Sequence[Job], analogue: str, window: tuple[int, int]) 
     work = sum(j.runtime for j in jobs if lo <= j.submit < hi)
     rule = bb_workload(analogue, "S4")
     mean = log_uniform_mean(rule.lo, rule.hi)
-    return round(rule.fraction * mean * work / (RHO_S4[analogue] * (hi - lo)))
+    rho = RHO_S4[analogue] if rho is None else rho
+    return round(rule.fraction * mean * work / (rho * (hi - lo)))
+
+
+def multiplex(jobs: Sequence[Job], copies: int) -> list[Job]:
+    """Calibration W3 (amendment D2): ``copies`` copies of ``jobs``, copy ``i`` shifted
+    cyclically by ``i/copies`` of the trace's span, renumbered and sorted by submit time (run on
+    ``copies x N`` nodes, so the offered loads stay the same and requests get finer).
+
+    >>> from fluxgraph.workload import Job
+    >>> [(j.id, j.submit) for j in multiplex([Job(1, 0, 1, 1), Job(2, 10, 1, 1)], 2)]
+    [(1, 0), (4, 4), (3, 5), (2, 10)]
+    """
+    if copies < 1:
+        raise WorkloadError(f"multiplex needs copies >= 1, got {copies}")
+    t0 = jobs[0].submit
+    span = jobs[-1].submit - t0 + 1
+    out = []
+    for i in range(copies):
+        shift = span * i // copies
+        for j, job in enumerate(jobs):
+            submit = t0 + (job.submit - t0 + shift) % span
+            out.append(dataclasses.replace(job, id=i * len(jobs) + j + 1, submit=submit))
+    out.sort(key=lambda job: (job.submit, job.id))
+    return out
 
 
 def offered_load(jobs: Sequence[Job], key: str, total: int, window: tuple[int, int]) -> float:
@@ -238,12 +279,21 @@ def offered_load(jobs: Sequence[Job], key: str, total: int, window: tuple[int, i
 
 
 def workload(
-    analogue: str, name: str, traces: str | Path, limit: int | None = None, seed: int = SEED
+    analogue: str,
+    name: str,
+    traces: str | Path,
+    limit: int | None = None,
+    seed: int = SEED,
+    copies: int = 1,
 ) -> Workload:
-    """The named workload (``Original``, ``S1``-``S7``) of ``analogue`` as a :class:`Workload`."""
+    """The named workload (``Original``, ``S1``-``S7``) of ``analogue`` as a :class:`Workload`;
+    ``copies`` > 1 multiplexes the slice first (W3), so every copy draws its own requests."""
     jobs = trace_slice(analogue, traces, limit)
+    if copies > 1:
+        jobs = multiplex(jobs, copies)
     if name in SSD_WORKLOADS:
-        jobs = with_ssd(with_bb(jobs, analogue, "S2", seed), name, _analogue(analogue).nodes, seed)
+        nodes = _analogue(analogue).nodes * copies
+        jobs = with_ssd(with_bb(jobs, analogue, "S2", seed), name, nodes, seed)
     else:
         jobs = with_bb(jobs, analogue, name, seed)
     return Workload.of(jobs, name=f"{analogue}-{name}")
