@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from fluxgraph.errors import ExperimentError
 from fluxgraph.experiments.spec import canonical
 from fluxgraph.experiments.store import CellRow, ResultStore
+from fluxgraph.sched.metrics import format_number
 
 __all__ = [
     "AGGREGATES",
@@ -123,22 +123,15 @@ def pivot(
 
 
 def _cell_text(value: Any) -> str:
-    """A table cell as a reader expects it: whole numbers bare, no thousands separator, one
-    decimal from 100 on, three below, four significant digits for the very small or large.
+    """A table cell: ``-`` for no value, numbers by :func:`~fluxgraph.sched.metrics.format_number`.
 
-    >>> [_cell_text(v) for v in (9159.5, 3140.0, 64.8551, 0.00012, 2.5e7 + 0.5, None)]
-    ['9159.5', '3140', '64.855', '0.00012', '2.5e+07', '-']
+    >>> [_cell_text(v) for v in (9159.5, 3140.0, None, "x")]
+    ['9159.5', '3140', '-', 'x']
     """
     if value is None:
         return "-"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if value == int(value) and abs(value) < 1e15:
-            return str(int(value))
-        if abs(value) < 1e-3 or abs(value) >= 1e6:
-            return f"{value:.4g}"
-        return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
+        return format_number(value)
     return str(value)
 
 

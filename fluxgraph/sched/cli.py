@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from fluxgraph.errors import FluxgraphError, SimulationError
 from fluxgraph.limits import MAX_GENERATED_JOBS
 from fluxgraph.machines import load_machine, parse_machine_spec
 from fluxgraph.policies import POLICIES, create_policy
-from fluxgraph.sched.metrics import summarize
+from fluxgraph.sched.metrics import format_number, summarize
 from fluxgraph.sched.output import write_outputs
 from fluxgraph.sched.priority import PRIORITIES
 from fluxgraph.sched.queueing import QUEUE_POLICIES, make_queue_policy
@@ -298,7 +297,7 @@ def _table(metrics: dict) -> str:
     rows = []
     for key, label in _TABLE:
         value = metrics[key]
-        text = f"{value:,.3f}" if isinstance(value, float) and not math.isnan(value) else str(value)
+        text = format_number(value) if isinstance(value, float) else str(value)
         rows.append(f"  {label:<24} {text:>16}")
     return "\n".join(rows)
 

@@ -14,7 +14,23 @@ from collections.abc import Sequence
 
 from fluxgraph.sched.records import JobRecord, SimulationResult
 
-__all__ = ["percentile", "summarize", "utilisation"]
+__all__ = ["format_number", "percentile", "summarize", "utilisation"]
+
+
+def format_number(value: float) -> str:
+    """A metric as a reader expects it: whole numbers bare, no thousands separator, one
+    decimal from 100 on, three below, four significant digits for the very small or large.
+
+    >>> [format_number(v) for v in (9159.5, 3140.0, 64.8551, 0.00012, 2.5e7 + 0.5)]
+    ['9159.5', '3140', '64.855', '0.00012', '2.5e+07']
+    """
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    if abs(value) < 1e-3 or abs(value) >= 1e6:
+        return f"{value:.4g}"
+    return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
 
 
 def percentile(values: Sequence[float], q: float) -> float:
