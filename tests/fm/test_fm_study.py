@@ -77,8 +77,8 @@ def test_cells_and_analysis(tmp_path):
     assert by_id["C8"].passed is None  # not the full trace
     for cid in ("C3", "C6", "C7"):  # the grid covers them
         assert by_id[cid].passed is not None and by_id[cid].paper and by_id[cid].rule
-    assert report.tables[0][0].startswith("Claims by modelling rules")
-    assert report.tables[1][0].startswith("Does not reproduce")
+    assert report.lead[0][0].startswith("Claims by modelling rules")  # first in report.md
+    assert report.tables[0][0].startswith("Does not reproduce")
     percentiles = [rows[15].metrics[f"bsld_p{p:03d}"] for p in range(101)]  # system16, fm
     assert percentiles == sorted(percentiles) and percentiles[0] >= 1
     assert report.tables and study.results(rows)[0][0] == "E1"

@@ -121,11 +121,13 @@ CLAIM_VERDICTS = ("reproduced", "partly", "not reproduced")
 
 @dataclass
 class StudyReport:
-    """What a study's ``analyse`` returns."""
+    """What a study's ``analyse`` returns: ``lead`` tables come first in ``report.md`` (a
+    study's headline, such as a claim-by-rules table), then the criteria, then ``tables``."""
 
     title: str
     criteria: list[Criterion] = field(default_factory=list)
     tables: list[tuple[str, list[str], list[list[Any]]]] = field(default_factory=list)
+    lead: list[tuple[str, list[str], list[list[Any]]]] = field(default_factory=list)
     figures: list[tuple[str, Path]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -198,9 +200,10 @@ def write_report(report: StudyReport, path: Path, sweep: SweepResult, quick: boo
         f"Sweep: {sweep.total} cells ({sweep.done} done, {sweep.failed} failed), "
         f"{sweep.ran} run now on {sweep.backend} in {sweep.seconds:.1f} s.",
         "",
-        f"## Criteria: {held} of {len(evaluated)} hold",
-        "",
     ]
+    for title, head, rows in report.lead:
+        lines += [f"## {title}", "", format_table(head, rows, "md"), ""]
+    lines += [f"## Criteria: {held} of {len(evaluated)} hold", ""]
     header = ["#", "paper", "reference", "ours", "criterion", "result"]
     body = [
         [

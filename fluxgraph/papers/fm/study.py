@@ -278,7 +278,7 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
             f"All {len(rows)} cells failed: nothing was measured and no criterion is evaluated "
             "(`fluxgraph report DIR --failed` shows why)."
         )
-    report.tables.append(claim_table(g))
+    report.lead.append(claim_table(g))
     report.tables.append(does_not_reproduce(g))
     report.tables += option_tables(g)
     prefixes = sorted({k[-1] for _, _, k in g.cells if k[-1] and k[model_at] == "none"})
