@@ -70,6 +70,8 @@ from fluxgraph.traverser.state import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from fluxgraph.traverser.core import Traverser
     from fluxgraph.traverser.request import Request
     from fluxgraph.traverser.state import JobMeta
@@ -131,11 +133,7 @@ class FlatNodes(Mirror):
         now_check = meta.at == meta.now and meta.alloc_type in (ALLOC, NO_ALLOC)
         if meta.alloc_type == SATISFIABILITY:
             now_check = False
-        policy = tr.policy
-        if policy.stop_on_k:
-            order = shape.learned(tr.sorted_out_edges(root))
-        else:
-            order = shape.by_id_high if policy.prefer_high else shape.by_id_low
+        order = self._order()
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
         chosen = []
         for i in order:
@@ -181,7 +179,6 @@ class FlatNodes(Mirror):
         plans, x_checkers, tags, x_spans = sched.plans, sched.x_checkers, sched.tags, sched.x_spans
         subplans, job2span = sched.subplans, sched.job2span
         emit_vtx, emit_edg = writer.emit_vtx, writer.emit_edg
-        rekey = tr.policy.stop_on_k > 0
         root = shape.root
         root_edges = shape.edges
         chosen = sorted(chosen)
@@ -189,7 +186,6 @@ class FlatNodes(Mirror):
         # what the walk accumulates below one node taken whole (its leaves of pruning types)
         below = {t: n * size for t, (n, size) in shape.kind.items() if t in ptypes}
         vector: list[int] | None = None
-        moved: list[tuple[int, int]] = []  # (root edge, new weight) to re-key
         for i in chosen:
             v = shape.nodes[i]
             for e in shape.node_edges[i]:
@@ -268,14 +264,9 @@ class FlatNodes(Mirror):
                         d = job2span[v] = {}
                     d[jobid] = sp.add_span(at, duration, vector)
             emit_vtx(g, v, 2, needs, True, False)
-            e = root_edges[i]
-            if rekey and subplans[v] is not None:
-                weight = self._weight(v, e, meta.now)
-                if weight is not None:
-                    moved.append((e, weight))
-            emit_edg(g, e, False)
-        if moved:
-            self._rekey(moved)
+            emit_edg(g, root_edges[i], False)
+        if tr.policy.stop_on_k:  # (each weight reads only its own node's aggregate)
+            self._relearn(chosen, meta.now)
         if allocating:
             self._hold(root, -1, None, meta)
             sp = subplans[root]
@@ -343,6 +334,28 @@ class FlatNodes(Mirror):
             sched.x_spans[v] = {jobid: span}
         else:
             d[jobid] = span
+
+    def _order(self) -> Iterable[int]:
+        """The node positions in the walk's candidate order: the learned edge order for the
+        ``first`` policies (lazily), else by node id."""
+        shape = self.shape
+        policy = self.tr.policy
+        if policy.stop_on_k:
+            return shape.learned(self.tr.sorted_out_edges(shape.root))
+        return shape.by_id_high if policy.prefer_high else shape.by_id_low
+
+    def _relearn(self, positions: list[int], now: int) -> None:
+        """Re-key the root edges of the nodes at ``positions`` as booking them re-keys the
+        walk's learned order (``first`` policies)."""
+        shape = self.shape
+        edges = shape.edges
+        moved = []
+        for i in positions:
+            weight = self._weight(shape.nodes[i], edges[i], now)
+            if weight is not None:
+                moved.append((edges[i], weight))
+        if moved:
+            self._rekey(moved)
 
     def _weight(self, v: int, e: int, now: int) -> int | None:
         """The walk's new exploration weight of root edge ``e`` after booking node ``v`` for
@@ -424,10 +437,7 @@ class FlatNodes(Mirror):
             return False
         shape = self.shape
         assert shape is not None
-        if policy.stop_on_k:
-            order = shape.learned(tr.sorted_out_edges(shape.root))
-        else:
-            order = shape.by_id_high if policy.prefer_high else shape.by_id_low
+        order = self._order()
         p = len(mine)
         chosen = []
         for i in order:
@@ -441,17 +451,7 @@ class FlatNodes(Mirror):
         if sorted(chosen) != mine:
             return False
         if policy.stop_on_k:
-            subplans = tr.graph.schedule.subplans
-            root_edges = shape.edges
-            moved = []
-            for i in mine:
-                v = shape.nodes[i]
-                if subplans[v] is not None:
-                    weight = self._weight(v, root_edges[i], now)
-                    if weight is not None:
-                        moved.append((root_edges[i], weight))
-            if moved:
-                self._rekey(moved)
+            self._relearn(mine, now)
         return True
 
     def cancel(self, jobid: int) -> int:

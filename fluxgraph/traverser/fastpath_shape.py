@@ -52,7 +52,6 @@ class Shape:
         self.by_id_low: list[int] = low
         self.by_id_high: list[int] = low[::-1]
 
-
     def learned(self, edges: list[int]) -> Iterator[int]:
         """The node positions of the root's ``edges`` in their order, lazily (a select stops
         at its ``p``-th free node; the root's own leaves are skipped)."""
