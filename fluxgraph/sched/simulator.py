@@ -45,10 +45,9 @@ instead of cancelling and re-making it, when the pass walks its job first and ma
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from types import MappingProxyType
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
@@ -60,6 +59,7 @@ from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
 from fluxgraph.sched.records import JobRecord, SimulationResult
 from fluxgraph.sched.runtime import RunningJob, RuntimeModel, TraceRuntime
 from fluxgraph.sched.shapes import JobShape
+from fluxgraph.sched.view import View
 from fluxgraph.workload import Job, Workload
 
 __all__ = ["Simulator", "simulate"]
@@ -188,7 +188,8 @@ class Simulator:
         self._horizon = -1  # latest end of a booking older than it, released since it was made
         self._idle_pass = False
         self._idle_wakeups = 0
-        self._held: list[int] = []  # a custom pass's reservations, dropped at its next pass
+        #: a custom pass's reservations (booking id -> job key, start), dropped at its next pass
+        self._held: dict[int, tuple[int, int]] = {}
         self._started_now: list[int] = []  # for the allocator's retime hook
         queue_length: list[tuple[int, int]] = []
         n, i, finished = len(jobs), 0, 0
@@ -329,7 +330,7 @@ class Simulator:
             if rid:
                 self.allocator.release(rid)
                 self.stats["cancel"] += 1
-        self._held = []
+        self._held = {}
         self._last = _Pass()
         self._dirty = True
         self._watch = 0
@@ -438,14 +439,23 @@ class Simulator:
         return self._watch if last.order[k] == key else 0
 
     def _schedule_custom(self, now: int, finished: int, submitted: int, woken: bool) -> None:
-        """One pass of the custom scheduler, after dropping its previous reservations."""
-        for rid in self._held:
-            self.allocator.release(rid)
-            self.stats["cancel"] += 1
-        self._held = []
+        """One pass of the custom scheduler, after dropping its previous reservations (the
+        first may stand for reserving its job again, see :class:`~fluxgraph.sched.view.View`)."""
+        held, self._held = self._held, {}
+        stale = self._watch if self._keep is not None and self._horizon <= now else 0
+        if stale not in held:
+            stale = 0
+        for rid in held:
+            if rid != stale:
+                self.allocator.release(rid)
+                self.stats["cancel"] += 1
         self.stats["passes"] += 1
-        view = _View(self, now, finished, submitted, woken)
+        view = View(self, now, finished, submitted, woken, (stale, *held[stale]) if stale else None)
         self.scheduler.schedule(view, now)  # type: ignore[union-attr]
+        view.claim(None)  # (a previous reservation no booking claimed is dropped)
+        first = next(iter(self._held), 0)
+        if first != self._watch:
+            self._watch, self._horizon = first, -1
         started = view.started
         self._idle_pass = not started
         if started:
@@ -514,87 +524,6 @@ class Simulator:
         record.cores = alloc.cores
         if self._retime_hook is not None:
             self._started_now.append(key)
-
-
-class _View:
-    """The :class:`~fluxgraph.sched.passes.SchedulingView` of one custom pass."""
-
-    def __init__(self, sim: Simulator, now: int, finished: int, submitted: int, woken: bool):
-        self._sim = sim
-        self.now = now
-        self.finished = finished
-        self.submitted = submitted
-        self.woken = woken
-        # the simulator's queue: nothing changes it during the pass (starts leave it after)
-        self._order = sim._sort_queue(now)
-        self.started: set[int] = set()
-        self._acted: set[int] = set()
-
-    def queue(self) -> list[int]:
-        if not self.started:
-            return list(self._order)
-        return list(filterfalse(self.started.__contains__, self._order))
-
-    def job(self, key: int) -> Job:
-        return self._sim._records[key].job
-
-    def running(self) -> Mapping[int, RunningJob]:
-        return MappingProxyType(self._sim._running)
-
-    def _check(self, key: int) -> None:
-        if key in self._acted:
-            raise SimulationError(f"job key {key} was already started or reserved in this pass")
-        records = self._sim._records
-        record = records[key] if 0 <= key < len(records) else None
-        # queued: submitted by now (all of now's submissions precede the pass), neither
-        # started nor rejected
-        if record is None or record.start >= 0 or record.reason or record.job.submit > self.now:
-            raise SimulationError(f"job key {key} is not queued")
-
-    def start(self, key: int) -> bool:
-        self._check(key)
-        sim = self._sim
-        sim.stats["allocate"] += 1
-        alloc, mid = sim._book(key, self.now, False)
-        if alloc is None:
-            return False
-        sim._start(key, self.now, alloc, mid)
-        self.started.add(key)
-        self._acted.add(key)
-        return True
-
-    def reserve(self, key: int) -> int | None:
-        self._check(key)
-        sim = self._sim
-        sim.stats["reserve"] += 1
-        alloc, mid = sim._book(key, self.now, True)
-        if alloc is None:
-            return None
-        self._acted.add(key)
-        if alloc.at == self.now:
-            sim._start(key, self.now, alloc, mid)
-            self.started.add(key)
-        else:
-            sim._held.append(mid)
-            sim._records[key].reservations += 1
-        return alloc.at
-
-    def fits(self, keys: Iterable[int]) -> bool:
-        sim = self._sim
-        placed: list[int] = []
-        try:
-            for key in keys:
-                self._check(key)
-                sim.stats["allocate"] += 1
-                alloc, mid = sim._book(key, self.now, False)
-                if alloc is None:
-                    return False
-                placed.append(mid)
-            return True
-        finally:
-            for mid in placed:
-                sim.allocator.release(mid)
-                sim.stats["cancel"] += 1
 
 
 def simulate(

@@ -48,7 +48,7 @@ class Traverser(Booker):
     fastpath = None
     #: Bumped by every status change (:func:`~fluxgraph.traverser.status.mark`).
     status_epoch = 0
-    _fast_p = 0
+    _fast_want: tuple[int, str, int] | None = None
     _fast_agg: list[int] | None = None
     _fast_chosen: list[int] | None = None
 
@@ -185,7 +185,7 @@ class Traverser(Booker):
         x = any(r.type == rtype and r.exclusive is True for r in requests)
         saved = set(self.exclusive_types)
         dfv = self._prime_cached(requests)
-        self._fast_p = self._fast_accept(requests, jobid, at, duration, constraint, root, dfv)
+        self._fast_want = self._fast_accept(requests, jobid, at, duration, constraint, root, dfv)
         meta = JobMeta(jobid, at, duration, constraint, queue)
         if now is not None and now < at:
             meta.now = now
@@ -210,7 +210,7 @@ class Traverser(Booker):
                     return -1, meta.at, meta.duration
                 if meta.at + meta.duration > graph_end:
                     meta.duration = graph_end - meta.at
-                if self._fast_p:
+                if self._fast_want:
                     rc = self.fastpath.book(self._fast_chosen, meta, writer)
                 else:
                     rc = self.update(root, writer, meta)
@@ -219,20 +219,20 @@ class Traverser(Booker):
         self.exclusive_types = saved
         return rc, meta.at, meta.duration
 
-    def _fast_accept(self, requests, jobid, at, duration, constraint, root, dfv) -> int:
-        """``p`` when the fast path answers this match (nodes asked for), else 0; keeps the
-        request's need in the root aggregate's types for its pre-check."""
+    def _fast_accept(self, requests, jobid, at, duration, constraint, root, dfv):
+        """What the fast path answers of this match (``(nodes, pool type, pool leaves)``), or
+        ``None``; keeps the request's need in the root aggregate's types for its pre-check."""
         fast = self.fastpath
         if fast is None or not self.shortcuts or constraint is not None:
-            return 0
-        p = fast.accept(requests, jobid, at, duration)
-        if p:
+            return None
+        want = fast.accept(requests, jobid, at, duration)
+        if want:
             subplans = self.graph.schedule.subplans[root]
             rootagg = subplans.get(self.dom) if subplans else None
             self._fast_agg = (
                 None if rootagg is None else [dfv.get(t, 0) for t in rootagg.resource_types]
             )
-        return p
+        return want
 
     def cancel(self, jobid: int) -> int:
         """Remove every span and tag of ``jobid``; 0, or -1 with ``self.errno`` (the fast
@@ -283,13 +283,13 @@ class Traverser(Booker):
         return dfv
 
     def _select(self, requests, root, meta, x) -> int:
-        if self._fast_p:
-            chosen = self.fastpath.select(self._fast_p, meta, self._fast_agg)
+        if self._fast_want:
+            chosen = self.fastpath.select(self._fast_want, meta, self._fast_agg)
             if chosen is not False:
                 self._fast_chosen = chosen
                 self.preorder = self.postorder = 0
                 return -1 if chosen is None else 0
-            self._fast_p = 0  # the walk decides this select and the rest of the match
+            self._fast_want = None  # the walk decides this select and the rest of the match
         rc = self.select(requests, root, meta, x)
         self.total_preorder += self.preorder
         self.total_postorder += self.postorder

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 from fluxgraph.errors import PlannerError
 from fluxgraph.policies.ids import IdOrder
 from fluxgraph.traverser.fastpath_mirror import Mirror
-from fluxgraph.traverser.fastpath_shape import node_request
+from fluxgraph.traverser.fastpath_shape import Want, node_request
 from fluxgraph.traverser.state import (
     ALLOC,
     ALLOC_ORELSE_RESERVE,
@@ -92,25 +92,27 @@ class FlatNodes(Mirror):
 
     # -- the match operations ------------------------------------------------------------------
 
-    def accept(self, requests: list[Request], jobid: int, at: int, duration: int) -> int:
-        """``p`` when this engine answers the match (see :func:`node_request`), else 0."""
+    def accept(self, requests: list[Request], jobid: int, at: int, duration: int) -> Want | None:
+        """What this engine answers of the match (see :func:`node_request`), else ``None``:
+        whole leaves of the root's pool only under the policies that explore every candidate
+        (``first`` stops early, in an order that mixes nodes and leaves)."""
         tr = self.tr
         if type(tr.policy) is not IdOrder or tr.policy.stop_on_k > 1:
-            return 0
+            return None
         if at < 0 or duration < 1 or at + duration > INT64_MAX:
-            return 0
+            return None
         shape = self.ready()
         if shape is None or jobid in self._known_root:
-            return 0
-        return node_request(requests, shape.kind)
+            return None
+        return node_request(requests, shape.kind, None if tr.policy.stop_on_k else shape.pool)
 
-    def select(self, p: int, meta: JobMeta, agg: list[int] | None) -> list[int] | bool | None:
-        """The node positions the walk selects (in its candidate order), or ``None`` with the
-        walk's errno, or ``False`` when the walk must decide (a shared node whose leaves hold
-        allocations outside the window, for a match made now). ``agg`` is the request's need in
-        the root aggregate's types: where the aggregate cannot supply it over the window, no
-        ``p`` nodes are free (each node is alike and a node in use holds its units), so the
-        scan is skipped."""
+    def select(self, want: Want, meta: JobMeta, agg: list[int] | None) -> list[int] | bool | None:
+        """The positions the walk selects (nodes in its candidate order, then pool leaves by
+        id), or ``None`` with the walk's errno, or ``False`` when the walk must decide (a
+        shared node whose leaves hold allocations outside the window, for a match made now).
+        ``agg`` is the request's need in the root aggregate's types: where the aggregate cannot
+        supply it over the window, no ``p`` nodes (or ``q`` leaves) are free (each node is alike
+        and a node in use holds its units), so the scan is skipped."""
         tr = self.tr
         shape = self.shape
         assert shape is not None
@@ -133,10 +135,10 @@ class FlatNodes(Mirror):
         now_check = meta.at == meta.now and meta.alloc_type in (ALLOC, NO_ALLOC)
         if meta.alloc_type == SATISFIABILITY:
             now_check = False
-        order = self._order()
+        p, pool, q = want
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
         chosen = []
-        for i in order:
+        for i in self._order():
             if now_check and nalloc[i]:
                 continue
             for s, e, _, _ in busy[i]:
@@ -147,9 +149,17 @@ class FlatNodes(Mirror):
                     return False
                 chosen.append(i)
                 if len(chosen) == p:
-                    return chosen
-        tr.errno = ENODEV
-        return None
+                    break
+        else:
+            tr.errno = ENODEV
+            return None
+        if q:
+            leaves = self._first_free(self._pool_order(pool), q, at, end, now_check)
+            if leaves is None:
+                tr.errno = ENODEV
+                return None
+            chosen += leaves
+        return chosen
 
     def book(self, chosen: list[int], meta: JobMeta, writer) -> int:
         """Apply the selection as the update walk does (same writes, same order, same
@@ -186,7 +196,18 @@ class FlatNodes(Mirror):
         # what the walk accumulates below one node taken whole (its leaves of pruning types)
         below = {t: n * size for t, (n, size) in shape.kind.items() if t in ptypes}
         vector: list[int] | None = None
-        for i in chosen:
+        n = len(shape.nodes)
+        pooled: dict[str, int] = {}  # pool units of pruning types taken at the root
+        for i in shape.emission(chosen):
+            if i >= n:  # a leaf of the root's pool, taken whole
+                e, c = shape.extra[i - n]
+                if allocating:
+                    self._hold(c, sizes[c], table, meta)
+                if types[c] in ptypes:
+                    pooled[types[c]] = pooled.get(types[c], 0) + sizes[c]
+                emit_vtx(g, c, 2, sizes[c], True, False)
+                emit_edg(g, e, False)
+                continue
             v = shape.nodes[i]
             for e in shape.node_edges[i]:
                 c = dst[e]
@@ -266,14 +287,16 @@ class FlatNodes(Mirror):
             emit_vtx(g, v, 2, needs, True, False)
             emit_edg(g, root_edges[i], False)
         if tr.policy.stop_on_k:  # (each weight reads only its own node's aggregate)
-            self._relearn(chosen, meta.now)
+            self._relearn(chosen, meta.now)  # (no pool leaves under these policies)
         if allocating:
             self._hold(root, -1, None, meta)
             sp = subplans[root]
             if sp is not None:
                 sp = sp.get(dom)
-            k = len(chosen)
-            acc = {t: k * n for t, n in below.items()}
+            k = len(chosen) - sum(i >= n for i in chosen)
+            acc = {t: k * units for t, units in below.items()}
+            for t, units in pooled.items():
+                acc[t] = acc.get(t, 0) + units
             if "node" in ptypes:
                 acc["node"] = k * sizes[shape.nodes[0]]
             if sp is not None and acc:
@@ -437,22 +460,48 @@ class FlatNodes(Mirror):
             return False
         shape = self.shape
         assert shape is not None
-        order = self._order()
-        p = len(mine)
-        chosen = []
-        for i in order:
-            for s, e, j, _ in busy[i]:
-                if s < end and e > at and j != jobid:
-                    break
-            else:
-                chosen.append(i)
-                if len(chosen) == p:
-                    break
-        if sorted(chosen) != mine:
+        n = len(shape.nodes)
+        nodes = [i for i in mine if i < n]
+        leaves = mine[len(nodes) :]
+        if not nodes:
             return False
+        chosen = self._first_free(self._order(), len(nodes), at, end, but=jobid)
+        if chosen is None or sorted(chosen) != nodes:
+            return False
+        if leaves:
+            pool = {tr.graph.types[shape.extra[i - n][1]] for i in leaves}
+            if policy.stop_on_k or len(pool) != 1 or next(iter(pool)) not in shape.pool:
+                return False
+            got = self._first_free(self._pool_order(pool.pop()), len(leaves), at, end, but=jobid)
+            if got is None or sorted(got) != leaves:
+                return False
         if policy.stop_on_k:
             self._relearn(mine, now)
         return True
+
+    def _first_free(
+        self, order: Iterable[int], count: int, at: int, end: int, now: bool = False, but: int = -1
+    ) -> list[int] | None:
+        """The first ``count`` positions of ``order`` that no job but ``but`` touches during
+        ``[at, end)`` (nor, for a match made ``now``, allocates at all); ``None`` if fewer."""
+        busy, nalloc = self.busy, self.nalloc
+        chosen = []
+        for i in order:
+            if now and nalloc[i]:
+                continue
+            for s, e, j, _ in busy[i]:
+                if s < end and e > at and j != but:
+                    break
+            else:
+                chosen.append(i)
+                if len(chosen) == count:
+                    return chosen
+        return None
+
+    def _pool_order(self, pool: str) -> list[int]:
+        """The positions of the root's ``pool`` leaves in the walk's candidate order (by id)."""
+        leaves = self.shape.pool[pool][1]
+        return leaves[::-1] if self.tr.policy.prefer_high else leaves
 
     def cancel(self, jobid: int) -> int:
         """Remove every span and tag of ``jobid`` in the cancel walk's order; 0 (the walk's
@@ -492,7 +541,13 @@ class FlatNodes(Mirror):
         remove(shape.root)
         dst = g.edge_dst
         pre = post = 0  # the walk's visits below the nodes (an untagged leaf: a visit only)
+        n = len(shape.nodes)
         for i in positions:
+            if i >= n:  # a leaf of the root's pool
+                post += 1
+                remove(shape.extra[i - n][1])
+                self._drop(i, jobid)
+                continue
             v = shape.nodes[i]
             remove(v)
             for e in shape.node_edges[i]:
@@ -518,13 +573,6 @@ class FlatNodes(Mirror):
                     if r and jobid in r:
                         plans[c].rem_span(r.pop(jobid))
             self._drop(i, jobid)
-        if jobid in self.pooled:  # the walk booked some of the root's own leaves
-            self.pooled.discard(jobid)
-            for _, c in shape.extra:
-                t = tags[c]
-                if t and jobid in t:
-                    post += 1
-                    remove(c)
         tr.preorder = 1 + len(shape.nodes) + len(shape.extra) + pre
-        tr.postorder = 1 + len(positions) + post
+        tr.postorder = 1 + sum(i < n for i in positions) + post
         return 0

@@ -16,6 +16,7 @@ by :meth:`Mirror.resync`). :meth:`Mirror._check` compares it with the planners.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from fluxgraph.graph import STATUS_UP
@@ -41,18 +42,18 @@ class Mirror:
         self.tr = tr
         self.shape: Shape | None = None
         self._shape_key: tuple | None = None
-        #: per node position: [(start, end, jobid, alloc)] of every job below it; ``alloc`` is
-        #: 1 for an allocation of the node, 2 for one of some leaves only (a shared node), else 0
+        #: per position (the nodes, then the root's own leaves, see
+        #: :class:`~fluxgraph.traverser.fastpath_shape.Shape`): [(start, end, jobid, alloc)] of
+        #: every job there; ``alloc`` is 1 for an allocation of the node (leaf), 2 for one of
+        #: some of a node's leaves only (a shared node), else 0
         self.busy: list[list[tuple[int, int, int, int]]] = []
-        #: per node position: jobs allocating the node (a match made now fails the node)
+        #: per position: jobs allocating it (a match made now fails the node or leaf)
         self.nalloc: list[int] = []
-        #: per node position: jobs allocating leaves only (a match made now is left to the walk
-        #: where no such job's window covers the match's: its leaves then decide)
+        #: per position: jobs allocating a node's leaves only (a match made now is left to the
+        #: walk where no such job's window covers the match's: its leaves then decide)
         self.npartial: list[int] = []
-        #: job id -> node positions (ascending), for jobs below nodes
+        #: job id -> positions (ascending)
         self.jobs: dict[int, list[int]] = {}
-        #: jobs holding some of the root's own leaves (booked by the walk)
-        self.pooled: set[int] = set()
         self._known_root: set[int] = set()
         self._status_epoch = -1
         self._all_up = False
@@ -93,58 +94,61 @@ class Mirror:
         one the mirror can stand for (a job holding a node twice, a tag without its span)."""
         shape = self.shape
         assert shape is not None
-        sched = self.tr.graph.schedule
-        tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
-        allocations = sched.allocations
+        tags = self.tr.graph.schedule.tags
         n = len(shape.nodes)
-        self.busy = [[] for _ in range(n)]
-        self.nalloc = [0] * n
-        self.npartial = [0] * n
+        self.busy = [[] for _ in range(n + len(shape.extra))]
+        self.nalloc = [0] * len(self.busy)
+        self.npartial = [0] * len(self.busy)
         self.jobs = {}
         dst = self.tr.graph.edge_dst
         for i, v in enumerate(shape.nodes):
-            held = tags[v]
-            spans = x_spans[v] or {}
-            xc = x_checkers[v]
-            if (
-                len(held or ()) != len(spans)
-                or (spans and (xc is None or xc.span_size() != len(spans)))
-                or (held and any(j not in spans for j in held))
-            ):
-                return False
-            mine = allocations[v] or {}
-            if any(j not in spans for j in mine):
-                return False  # an allocation no live job explains
             leaves = [dst[e] for e in shape.node_edges[i]]
-            for c in leaves:
-                if any(j not in spans for j in tags[c] or ()) or any(
-                    j not in spans for j in allocations[c] or ()
-                ):
-                    return False
-            for j, sid in spans.items():
-                start = xc.span_start_time(sid)
-                end = start + xc.span_duration(sid)
-                alloc = _alloc_kind(j, mine, allocations, leaves)
-                self.busy[i].append((start, end, j, alloc))
-                self.nalloc[i] += alloc == 1
-                self.npartial[i] += alloc == 2
-                self.jobs.setdefault(j, []).append(i)
+            if not self._read(i, v, leaves):
+                return False
+        for k, (_, c) in enumerate(shape.extra):
+            if not self._read(n + k, c, ()):
+                return False
         root_tags = tags[shape.root] or {}
-        self.pooled = set()
-        for _, c in shape.extra:
-            self.pooled.update(tags[c] or ())
-            self.pooled.update(allocations[c] or ())
-        if any(j not in root_tags for j in self.jobs) or any(
-            j not in root_tags for j in self.pooled
-        ):
+        if any(j not in root_tags for j in self.jobs):
             return False
         self._known_root = set(root_tags)
+        return True
+
+    def _read(self, i: int, v: int, leaves) -> bool:
+        """Read the bookings of position ``i`` (vertex ``v``, its ``leaves``) from the
+        planners; False when some is not one the mirror can stand for."""
+        sched = self.tr.graph.schedule
+        tags, allocations = sched.tags, sched.allocations
+        held = tags[v]
+        spans = sched.x_spans[v] or {}
+        xc = sched.x_checkers[v]
+        if (
+            len(held or ()) != len(spans)
+            or (spans and (xc is None or xc.span_size() != len(spans)))
+            or (held and any(j not in spans for j in held))
+        ):
+            return False
+        mine = allocations[v] or {}
+        if any(j not in spans for j in mine):
+            return False  # an allocation no live job explains
+        for c in leaves:
+            if any(j not in spans for j in tags[c] or ()) or any(
+                j not in spans for j in allocations[c] or ()
+            ):
+                return False
+        for j, sid in spans.items():
+            start = xc.span_start_time(sid)
+            end = start + xc.span_duration(sid)
+            alloc = _alloc_kind(j, mine, allocations, leaves)
+            self.busy[i].append((start, end, j, alloc))
+            self.nalloc[i] += alloc == 1
+            self.npartial[i] += alloc == 2
+            self.jobs.setdefault(j, []).append(i)
         return True
 
     def owns(self, jobid: int) -> bool:
         """Whether :meth:`cancel` may remove ``jobid`` (a job the mirror holds, mirror valid)."""
         return self._valid and jobid in self._known_root and self.ready() is not None
-
 
     def adopt(self, jobid: int) -> None:
         """The walk booked ``jobid``: read it into the mirror (or stop trusting the mirror
@@ -156,7 +160,8 @@ class Mirror:
         tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
         allocations, dst = sched.allocations, self.tr.graph.edge_dst
         mine = []
-        for i, v in enumerate(shape.nodes):
+        n = len(shape.nodes)
+        for i, v in enumerate(chain(shape.nodes, (c for _, c in shape.extra))):
             held = tags[v]
             if not held or jobid not in held:
                 continue
@@ -166,7 +171,7 @@ class Mirror:
                 return
             sid = spans[jobid]
             start = xc.span_start_time(sid)
-            leaves = [dst[e] for e in shape.node_edges[i]]
+            leaves = [dst[e] for e in shape.node_edges[i]] if i < n else ()
             alloc = _alloc_kind(jobid, allocations[v] or {}, allocations, leaves)
             mine.append((i, (start, start + xc.span_duration(sid), jobid, alloc)))
         for i, b in mine:
@@ -175,8 +180,6 @@ class Mirror:
             self.npartial[i] += b[3] == 2
         if mine:
             self.jobs[jobid] = [i for i, _ in mine]
-        if any(jobid in (tags[c] or ()) for _, c in shape.extra):
-            self.pooled.add(jobid)
         self._known_root = set(sched.tags[shape.root] or ())
 
     def _drop(self, i: int, jobid: int) -> None:
@@ -195,7 +198,6 @@ class Mirror:
         """``jobid`` was cancelled by the walk: drop it from the mirror."""
         for i in self.jobs.pop(jobid, []):
             self._drop(i, jobid)
-        self.pooled.discard(jobid)
         self._known_root.discard(jobid)
 
     # -- invariants ----------------------------------------------------------------------------
@@ -205,7 +207,7 @@ class Mirror:
         if not self._valid or self.shape is None:
             return
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
-        jobs, known, pooled = self.jobs, set(self._known_root), set(self.pooled)
+        jobs, known = self.jobs, set(self._known_root)
         assert self.resync(), "the planners hold a booking the mirror cannot stand for"
         assert [sorted(b) for b in busy] == [sorted(b) for b in self.busy], "busy lists differ"
         assert nalloc == self.nalloc, "allocation counts differ"
@@ -214,7 +216,6 @@ class Mirror:
             j: sorted(v) for j, v in self.jobs.items()
         }, "job positions differ"
         assert known == self._known_root, "root jobs differ"
-        assert pooled == self.pooled, "jobs holding the root's leaves differ"
         for i, lst in enumerate(self.busy):
             for s, e, _, _ in lst:
-                assert 0 <= s < e, f"bad window at node position {i}"
+                assert 0 <= s < e, f"bad window at position {i}"

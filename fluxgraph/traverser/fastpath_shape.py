@@ -2,7 +2,8 @@
 
 :func:`flat_shape` reads a traverser's graph as a root holding alike nodes that hold only
 leaves, and maybe leaves of its own (a pool: burst-buffer chunks, say); :func:`node_request`
-tells whether a request is a whole-node one that every free node of such a machine serves.
+tells whether a request is a whole-node one that every free node of such a machine serves,
+maybe beside whole leaves of such a pool.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ if TYPE_CHECKING:
     from fluxgraph.traverser.core import Traverser
     from fluxgraph.traverser.request import Request
 
-__all__ = ["Shape", "flat_shape", "node_request"]
+__all__ = ["Shape", "Want", "flat_shape", "node_request"]
+
+#: What the engine answers: ``(p, pool type, q)``: ``p`` whole nodes, and ``q`` whole leaves of
+#: the root's pool type (``("", 0)`` when the request asks for none).
+Want = tuple[int, str, int]
 
 
 class Shape:
@@ -29,11 +34,13 @@ class Shape:
         "kind",
         "node_edges",
         "nodes",
+        "pool",
+        "pool_at",
         "pos",
         "root",
     )
 
-    def __init__(self, key, root, nodes, node_edges, kind, pos, low, extra=()):
+    def __init__(self, key, root, nodes, node_edges, kind, pos, low, extra=(), pool=None, at=()):
         self.key = key
         self.root = root
         #: node vertex per position (positions follow the root's child edges)
@@ -51,6 +58,34 @@ class Shape:
         self.extra: tuple[tuple[int, int], ...] = tuple(extra)
         self.by_id_low: list[int] = low
         self.by_id_high: list[int] = low[::-1]
+        #: pool leaf type -> (size, positions by ascending id): the root's own leaves of one
+        #: size and distinct ids, the ``k``-th of :attr:`extra` at position ``len(nodes) + k``
+        self.pool: dict[str, tuple[int, list[int]]] = pool or {}
+        #: per root leaf: how many node edges precede it among the root's child edges
+        self.pool_at: tuple[int, ...] = tuple(at)
+
+    def emission(self, positions: list[int]) -> list[int]:
+        """``positions`` (ascending) in the root's child-edge order (the update walk's).
+
+        >>> s = Shape((0, 0), 0, [1, 2], [[], []], {}, {5: 0, 6: 1}, [0, 1], [(7, 3)], at=[1])
+        >>> s.emission([0, 1, 2])
+        [0, 2, 1]
+        """
+        n = len(self.nodes)
+        if not positions or positions[-1] < n:
+            return positions
+        nodes = [i for i in positions if i < n]
+        out: list[int] = []
+        k = 0
+        at = self.pool_at
+        for j in (i for i in positions if i >= n):
+            before = at[j - n]
+            while k < len(nodes) and nodes[k] < before:
+                out.append(nodes[k])
+                k += 1
+            out.append(j)
+        out.extend(nodes[k:])
+        return out
 
     def learned(self, edges: list[int]) -> Iterator[int]:
         """The node positions of the root's ``edges`` in their order, lazily (a select stops
@@ -77,7 +112,7 @@ def flat_shape(tr: Traverser) -> Shape | None:
     dst, types, sizes, out_edges = g.edge_dst, g.types, g.sizes, g.out_edges
     if len(out_edges[root]) != len(children[root]) or not children[root]:
         return None
-    nodes, node_edges, pos, extra = [], [], {}, []
+    nodes, node_edges, pos, extra, at = [], [], {}, [], []
     kind: dict[str, tuple[int, int]] | None = None
     seen: set[int] = set()
     for e in children[root]:
@@ -89,6 +124,7 @@ def flat_shape(tr: Traverser) -> Shape | None:
                 return None
             seen.add(v)
             extra.append((e, v))
+            at.append(len(nodes))
             continue
         if sizes[v] != 1:
             return None
@@ -120,35 +156,67 @@ def flat_shape(tr: Traverser) -> Shape | None:
         return None
     low = sorted(range(len(nodes)), key=lambda i: ids[nodes[i]])
     key = (g.num_vertices, g.num_edges)
-    return Shape(key, root, nodes, node_edges, kind or {}, pos, low, extra)
+    pool = _pool(g, nodes, extra)
+    return Shape(key, root, nodes, node_edges, kind or {}, pos, low, extra, pool, at)
+
+
+def _pool(g, nodes: list[int], extra: list[tuple[int, int]]) -> dict[str, tuple[int, list[int]]]:
+    """The root's leaf types whose leaves share one size and have distinct ids, each with its
+    size and its leaves' positions by ascending id."""
+    by_type: dict[str, list[int]] = {}
+    for k, (_, v) in enumerate(extra):
+        by_type.setdefault(g.types[v], []).append(k)
+    pool = {}
+    n = len(nodes)
+    for t, ks in by_type.items():
+        vs = [extra[k][1] for k in ks]
+        if len({g.sizes[v] for v in vs}) == 1 and len({g.ids[v] for v in vs}) == len(vs):
+            order = sorted(ks, key=lambda k: g.ids[extra[k][1]])
+            pool[t] = (g.sizes[vs[0]], [n + k for k in order])
+    return pool
 
 
 def _fixed(r: Request) -> bool:
     return r.count_min == r.count_max and r.count_min >= 1
 
 
-def node_request(requests: list[Request], kind: dict[str, tuple[int, int]]) -> int:
-    """``p`` when ``requests`` is ``node[p] (exclusive) > slot[1] > leaves`` that a free node of
-    ``kind`` always serves (fixed counts, no labels below the slot, distinct leaf types each
-    found below every node in enough units); else 0.
+def node_request(
+    requests: list[Request],
+    kind: dict[str, tuple[int, int]],
+    pool: dict[str, tuple[int, list[int]]] | None = None,
+) -> Want | None:
+    """``(p, t, q)`` when ``requests`` is ``node[p] (exclusive) > slot[1] > leaves`` that a free
+    node of ``kind`` always serves (fixed counts, no labels below the slot, distinct leaf types
+    each found below every node in enough units), maybe beside ``t[q * size]`` (exclusive, fixed)
+    of a ``pool`` type with at least ``q`` leaves; else ``None``.
 
     >>> from types import SimpleNamespace as R
     >>> core = R(type="core", count_min=2, count_max=2, exclusive=None, label="", with_=())
     >>> slot = R(type="slot", count_min=1, count_max=1, exclusive=None, label="t", with_=(core,))
     >>> node = R(type="node", count_min=3, count_max=3, exclusive=True, label="", with_=(slot,))
+    >>> bb = R(type="bb", count_min=8, count_max=8, exclusive=True, label="", with_=())
     >>> node_request([node], {"core": (4, 1)}), node_request([node], {"core": (1, 1)})
-    (3, 0)
+    ((3, '', 0), None)
+    >>> node_request([node, bb], {"core": (4, 1)}, {"bb": (4, [5, 6, 7])})
+    (3, 'bb', 2)
     """
-    if len(requests) != 1:
-        return 0
+    if not 1 <= len(requests) <= 2:
+        return None
     r = requests[0]
+    want: tuple[str, int] | None = ("", 0)
+    if len(requests) == 2:
+        want = _pool_request(requests[1], pool or {})
+        if want is None:
+            r, want = requests[1], _pool_request(requests[0], pool or {})
+            if want is None:
+                return None
     if r.type != "node" or r.exclusive is not True or r.label or not _fixed(r):
-        return 0
+        return None
     if len(r.with_) != 1:
-        return 0
+        return None
     slot = r.with_[0]
     if slot.type != "slot" or slot.count_min != 1 or slot.count_max != 1 or not slot.with_:
-        return 0
+        return None
     seen = set()
     for c in slot.with_:
         got = kind.get(c.type)
@@ -160,9 +228,22 @@ def node_request(requests: list[Request], kind: dict[str, tuple[int, int]]) -> i
             or c.exclusive is not None
             or not _fixed(c)
         ):
-            return 0
+            return None
         seen.add(c.type)
         count, size = got
         if count * size < c.count_min or count < -(-c.count_min // size):
-            return 0
-    return r.count_min
+            return None
+    return (r.count_min, *want)
+
+
+def _pool_request(r: Request, pool: dict[str, tuple[int, list[int]]]) -> tuple[str, int] | None:
+    """``(t, q)`` when ``r`` asks for ``q`` whole leaves of pool type ``t`` (exclusive, fixed
+    count a multiple of the leaf size, no label, nothing below); else ``None``."""
+    got = pool.get(r.type)
+    if got is None or r.exclusive is not True or r.label or r.with_ or not _fixed(r):
+        return None
+    size, leaves = got
+    q, rest = divmod(r.count_min, size)
+    if rest or q > len(leaves):
+        return None
+    return r.type, q

@@ -31,8 +31,9 @@ POLICIES = ["first", "firstnodex", "low", "high", "lonode", "hinode", "lonodex",
 
 def flat_machine(rng: random.Random) -> ResourceGraph:
     """cluster > nodes > leaves (cores, memory, ssd), sometimes with pool leaves under the
-    root (still flat: the engine answers node requests, the walk pool requests), sometimes with
-    racks (then not flat: the walk answers)."""
+    root (still flat: the engine answers node requests beside whole pool leaves; the leaves
+    come before, between or after the nodes, sometimes of two sizes: then the walk answers),
+    sometimes with racks (then not flat: the walk answers)."""
     g = ResourceGraph()
     root = g.add_vertex("cluster", "c", 0, paths={"containment": "/c0"})
     g.set_root("containment", root)
@@ -44,9 +45,22 @@ def flat_machine(rng: random.Random) -> ResourceGraph:
             g.add_edge(root, v, "containment")
             parents.append(v)
     cores, mem, ssd = rng.randint(1, 4), rng.choice([0, 0, 4]), rng.choice([0, 0, 2])
+    counts = [rng.randint(2, 6) for _ in parents]
+    pool = []
+    if rng.random() < 0.3:
+        sizes = [8, 8, 8, 8, rng.choice([8, 4])]
+        pool = [(rng.randint(0, sum(counts)), sizes[i]) for i in range(rng.randint(1, 5))]
+
+    def add_pool(before: int) -> None:
+        for i, (at, size) in enumerate(pool):
+            if at == before:
+                v = g.add_vertex("bb", "bb", i, size=size, paths={"containment": f"/c0/bb{i}"})
+                g.add_edge(root, v, "containment")
+
     rank = 0
-    for parent in parents:
-        for _ in range(rng.randint(2, 6)):
+    for parent, count in zip(parents, counts, strict=True):
+        for _ in range(count):
+            add_pool(rank)
             path = f"{g.paths[parent]['containment']}/node{rank}"
             node = g.add_vertex("node", "node", rank, rank=rank, paths={"containment": path})
             g.add_edge(parent, node, "containment")
@@ -60,10 +74,7 @@ def flat_machine(rng: random.Random) -> ResourceGraph:
                     )
                     g.add_edge(node, v, "containment")
             rank += 1
-    if rng.random() < 0.3:
-        for i in range(rng.randint(1, 3)):
-            v = g.add_vertex("bb", "bb", i, size=8, paths={"containment": f"/c0/bb{i}"})
-            g.add_edge(root, v, "containment")
+    add_pool(rank)
     return g
 
 
@@ -77,8 +88,9 @@ def jobspec(rng: random.Random, nodes: int, duration: int) -> dict:
     slot = {"type": "slot", "count": 1, "label": "t", "with": inner}
     if kind < 0.75:
         top = [{"type": "node", "count": rng.randint(1, nodes), "exclusive": True, "with": [slot]}]
-        if rng.random() < 0.2:  # pool units beside the nodes (the walk answers)
-            top.append({"type": "bb", "count": rng.randint(1, 12), "exclusive": True})
+        if rng.random() < 0.3:  # whole pool leaves beside the nodes (or not whole: the walk)
+            count = 8 * rng.randint(1, 4) if rng.random() < 0.8 else rng.randint(1, 12)
+            top.insert(rng.randrange(2), {"type": "bb", "count": count, "exclusive": True})
     elif kind < 0.9:
         top = [{"type": "node", "count": rng.randint(1, nodes), "with": [slot]}]
     else:
