@@ -209,10 +209,10 @@ class FlatNodes(Mirror):
                 emit_edg(g, e, False)
                 continue
             v = shape.nodes[i]
-            for e in shape.node_edges[i]:
-                c = dst[e]
-                size = sizes[c]
-                if allocating:
+            edges = shape.node_edges[i]
+            if allocating:  # _hold of each leaf (whole) and of the node, inline: the hot loop
+                for c in (*(dst[e] for e in edges), v):
+                    size = sizes[c]
                     p = plans[c]
                     if p is None:
                         plans[c] = holding(size, types[c], at, end, size)
@@ -241,39 +241,6 @@ class FlatNodes(Mirror):
                         x_spans[c] = {jobid: span}
                     else:
                         d[jobid] = span
-                emit_vtx(g, c, 3, size, True, True)
-                emit_edg(g, e, True)
-            needs = sizes[v]
-            if allocating:
-                # _hold(v, needs, table, meta), inline
-                p = plans[v]
-                if p is None:
-                    plans[v] = holding(needs, types[v], at, end, needs)
-                    span = 1
-                else:
-                    span = p.add_span(at, duration, needs)
-                if table is not None:
-                    d = table[v]
-                    if d is None:
-                        table[v] = {jobid: span}
-                    else:
-                        d[jobid] = span
-                d = tags[v]
-                if d is None:
-                    tags[v] = {jobid: jobid}
-                else:
-                    d[jobid] = jobid
-                p = x_checkers[v]
-                if p is None:
-                    x_checkers[v] = holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
-                    span = 1
-                else:
-                    span = p.add_span(at, duration, 1)
-                d = x_spans[v]
-                if d is None:
-                    x_spans[v] = {jobid: span}
-                else:
-                    d[jobid] = span
                 sp = subplans[v]
                 if sp is not None:
                     sp = sp.get(dom)
@@ -284,7 +251,11 @@ class FlatNodes(Mirror):
                     if d is None:
                         d = job2span[v] = {}
                     d[jobid] = sp.add_span(at, duration, vector)
-            emit_vtx(g, v, 2, needs, True, False)
+            for e in edges:
+                c = dst[e]
+                emit_vtx(g, c, 3, sizes[c], True, True)
+                emit_edg(g, e, True)
+            emit_vtx(g, v, 2, sizes[v], True, False)
             emit_edg(g, root_edges[i], False)
         if tr.policy.stop_on_k:  # (each weight reads only its own node's aggregate)
             self._relearn(chosen, meta.now)  # (no pool leaves under these policies)
