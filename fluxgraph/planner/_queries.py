@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from fluxgraph.planner._stairs import _OWN, INF
 
 if TYPE_CHECKING:
-    from fluxgraph.planner.points import _Leaf
+    from fluxgraph.planner._blocks import _Leaf
 
 __all__: list[str] = []
 

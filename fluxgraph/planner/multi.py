@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from errno import EBUSY, ENOENT, ERANGE
+from operator import attrgetter
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.planner.errors import (
@@ -20,6 +21,9 @@ from fluxgraph.planner.errors import (
 from fluxgraph.planner.planner import INT64_MAX, Planner
 
 __all__ = ["PlannerMulti"]
+
+#: The fields :meth:`PlannerMulti.__eq__` compares.
+_FIELDS = attrgetter("_types", "_planners", "_spans", "_counter")
 
 
 def _check_totals(totals: Sequence[int]) -> None:
@@ -579,12 +583,7 @@ class PlannerMulti:
         """Structural equality (the reference's ``planner_multis_equal``)."""
         if not isinstance(other, PlannerMulti):
             return NotImplemented
-        return (
-            self._types == other._types
-            and self._planners == other._planners
-            and self._spans == other._spans
-            and self._counter == other._counter
-        )
+        return _FIELDS(self) == _FIELDS(other)
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -11,6 +11,7 @@ answers them, including its quirks (see ``docs/planner.md``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 from operator import index as _index
 
 from fluxgraph.planner.errors import (
@@ -27,6 +28,8 @@ INT64_MAX = (1 << 63) - 1
 #: End of a resource graph's time window (seconds from epoch 0), as in ``resource-query``.
 GRAPH_END = 3153600000
 _INT64_MIN = -(1 << 63)
+#: The fields :meth:`Planner.__eq__` compares before the points.
+_FIELDS = attrgetter("_total", "_type", "_start", "_end", "_iter_set", "_counter", "_spans")
 
 
 class Planner:
@@ -508,13 +511,7 @@ class Planner:
         if not isinstance(other, Planner):
             return NotImplemented
         return (
-            self._total == other._total
-            and self._type == other._type
-            and self._start == other._start
-            and self._end == other._end
-            and self._iter_set == other._iter_set
-            and self._counter == other._counter
-            and self._spans == other._spans
+            _FIELDS(self) == _FIELDS(other)
             and self._pts.rows() == other._pts.rows()
             and self._pts.mt_rows() == other._pts.mt_rows()
         )

@@ -2,7 +2,9 @@
 
 Every command takes the session and the command's tokens (the command word first) and returns
 0 to continue or non-zero to end the session. Messages, streams and job-counter rules follow
-the reference exactly (io-and-cli-semantics.md §7.5-§7.6).
+the reference exactly (io-and-cli-semantics.md §7.5-§7.6). The job-creating commands (``match``,
+``multi-match``, ``update``) live in :mod:`.match_commands`, the argument handling they share
+with the others in :mod:`.parsing`.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from errno import EBUSY, EFBIG, EINVAL, ENODEV, ENOENT, ENOTTY
+from errno import EFBIG, EINVAL
 
-from fluxgraph.errors import FluxgraphError, JobspecError, MatchError
+from fluxgraph.errors import FluxgraphError, MatchError
 from fluxgraph.graph import STATUS_UP
-from fluxgraph.limits import MAX_INPUT_BYTES, MAX_JOBSPEC_BYTES, parse_digits, read_text
-from fluxgraph.query.fmt import fmt_f, fmt_g
+from fluxgraph.limits import read_text
+from fluxgraph.query.fmt import fmt_g
+from fluxgraph.query.match_commands import MATCH_OPS, cmd_match, cmd_multi_match, cmd_update
+from fluxgraph.query.parsing import malformed, read_input, strtoll
 from fluxgraph.query.repl import BANNER, OutputError, QueryJob, Session
 from fluxgraph.query.session_ops import (
     attach,
@@ -25,25 +29,12 @@ from fluxgraph.query.session_ops import (
     remove_ranks,
     remove_subgraph,
     set_status,
-    update,
 )
 from fluxgraph.writers.match import dumps
 
 __all__ = ["COMMANDS", "MATCH_OPS", "Command", "dispatch", "strtoll"]
 
-#: ``match`` sub-commands (exact spelling).
-MATCH_OPS = (
-    "allocate",
-    "allocate_orelse_reserve",
-    "allocate_with_satisfiability",
-    "satisfiability",
-    "without_allocating",
-    "without_allocating_future",
-)
-_ALLOCATING = ("allocate", "allocate_with_satisfiability", "allocate_orelse_reserve")
-_UPDATE_READERS = ("jgf", "jgf_shorthand", "rv1exec")
 _PCANCEL_READERS = ("jgf", "rv1exec")
-_INT64 = (-(2**63), 2**63 - 1)
 
 CommandFn = Callable[[Session, list[str]], int]
 
@@ -58,228 +49,11 @@ class Command:
     note: str
 
 
-def strtoll(text: str) -> int:
-    """C ``strtoll(text, NULL, 10)``: leading blanks, sign, digits; 0 if none; clamped.
-
-    Examples
-    --------
-    >>> strtoll(" 42abc"), strtoll("x"), strtoll("-7"), strtoll("99999999999999999999")
-    (42, 0, -7, 9223372036854775807)
-    """
-    s = text.lstrip(" \t\n\v\f\r")
-    sign = -1 if s[:1] == "-" else 1
-    if s[:1] in ("+", "-"):
-        s = s[1:]
-    digits = len(s) - len(s.lstrip("0123456789"))
-    magnitude = parse_digits(s[:digits], 2**63)  # None: beyond any int64, clamped below
-    value = sign * (2**63 if magnitude is None else magnitude)
-    return min(max(value, _INT64[0]), _INT64[1])
-
-
-def _strtoull(text: str) -> int:
-    """C ``strtoull``: like :func:`strtoll` but a negative value wraps modulo 2**64."""
-    s = text.lstrip(" \t\n\v\f\r")
-    sign = -1 if s[:1] == "-" else 1
-    if s[:1] in ("+", "-"):
-        s = s[1:]
-    digits = len(s) - len(s.lstrip("0123456789"))
-    value = parse_digits(s[:digits], 2**64 - 1)
-    value = 2**64 - 1 if value is None else value
-    return (sign * value) % 2**64
-
-
-def _malformed(s: Session, suffix: str = "") -> int:
-    s.stderr_lines("ERROR: malformed command" + suffix)
-    return 0
-
-
-def _read(s: Session, path: str, limit: int | None = None) -> str | None:
-    """The file's text, or ``None`` after printing ``ERROR: can't open <path>`` (or, for a file
-    larger than ``limit`` bytes (default :data:`~fluxgraph.limits.MAX_INPUT_BYTES`),
-    ``ERROR: can't read <path>: File too large ...``)."""
-    try:
-        return read_text(path, MAX_INPUT_BYTES if limit is None else limit)
-    except OSError as err:
-        if err.errno == EFBIG:
-            s.stderr_lines(f"ERROR: can't read {path}: {err.strerror}")
-        else:
-            s.stderr_lines(f"ERROR: can't open {path}")
-        return None
-
-
-def _timing(s: Session, elapsed: float, preorder: int, postorder: int, elapse_to_out: bool):
-    if not s.elapse:
-        return
-    line = f"INFO: ELAPSE={fmt_f(elapsed)}"
-    if elapse_to_out:
-        s.out_lines(line)
-    else:
-        s.stdout_lines(line)
-    s.stdout_lines(
-        f"INFO: PREORDER VISIT COUNT={preorder}", f"INFO: POSTORDER VISIT COUNT={postorder}"
-    )
-
-
-def _report(
-    s: Session, op: str, job_id: int, rc: int, errno: int, at: int, times: tuple[float, int, int]
-) -> None:
-    """The ``INFO:`` block after a match or update (§7.6.1)."""
-    if op == "satisfiability":
-        verdict = "Unsatisfiable" if rc != 0 and errno in (ENODEV, ENOENT) else "Satisfiable"
-        s.out_lines(BANNER, f"INFO: {verdict} request", BANNER)
-        _timing(s, *times, elapse_to_out=False)
-        return
-    if rc == 0:
-        if op.startswith("without_allocating"):
-            resources = "MATCHED"
-        else:
-            resources = "ALLOCATED" if at == 0 else "RESERVED"
-        when = "Now" if at == 0 else str(at)
-        s.out_lines(
-            BANNER,
-            f"INFO: JOBID={job_id}",
-            f"INFO: RESOURCES={resources}",
-            f"INFO: SCHEDULED AT={when}",
-        )
-        _timing(s, *times, elapse_to_out=False)
-    else:
-        s.out_lines(BANNER, "INFO: No matching resources found")
-        if errno in (ENODEV, ENOENT):
-            s.out_lines("INFO: Unsatisfiable request")
-        s.out_lines(f"INFO: JOBID={job_id}")
-        _timing(s, *times, elapse_to_out=True)
-    s.out_lines(BANNER)
-
-
-def _load_jobspec(s: Session, path: str):
-    jobspec = s.jobspecs.load(path)
-    s.check_types(jobspec, s.matcher.known_types)
-    return jobspec
-
-
-def _match_one(s: Session, op: str, path: str) -> int:
-    """``match <op> <path>``; returns the match's rc (an unreadable file is not an error)."""
-    if _read(s, path, MAX_JOBSPEC_BYTES) is None:
-        return 0
-    job_id = s.counter
-    start = s.clock()
-    err, text = "", ""
-    at = preorder = postorder = 0
-    advance = False
-    try:
-        jobspec = _load_jobspec(s, path)
-    except JobspecError as exc:
-        message = getattr(exc, "reason", "") or str(exc)
-        err = f"match_allocate: ERROR: Jobspec error for {job_id}: {message}\n"
-        rc, errno = -1, EINVAL
-    else:
-        outcome = s.matcher.run(jobspec, op, job_id, s.writer)
-        rc, errno, at = outcome.rc, outcome.errno, outcome.at
-        preorder, postorder = outcome.preorder, outcome.postorder
-        if rc != 0 and outcome.message:
-            err = f"match_allocate: ERROR: {outcome.message}"
-        elif rc != 0 and errno not in (EBUSY, ENODEV):
-            # A failure that set no errno (an update that found nothing to allocate, §6.13)
-            # prints the stale one: in a piped session, ENOTTY from reading the command line.
-            err = f"match_allocate: ERROR: traverser: {os.strerror(errno or ENOTTY)}\n"
-        if rc == 0 or errno in (EBUSY, ENODEV):
-            try:
-                text = s.writer.emit()
-            except MatchError as exc:
-                errno = exc.errno or EINVAL
-                err += f"match_allocate: ERROR: match writer emit: {os.strerror(errno)}\n"
-                rc = -1
-            else:
-                advance = op in _ALLOCATING
-    elapsed = s.clock() - start
-    if advance:
-        if rc == 0:
-            state = "ALLOCATED" if at == 0 else "RESERVED"
-            s.jobs[job_id] = QueryJob(job_id, state, at, path, elapsed)
-        s.counter += 1
-    s.to_stderr(err)
-    s.to_out(text)
-    _report(s, op, job_id, rc, errno, at, (elapsed, preorder, postorder))
-    return rc
-
-
-def cmd_match(s: Session, args: list[str]) -> int:
-    """``match <op> <jobspec>``."""
-    if len(args) != 3:
-        return _malformed(s)
-    if args[1] not in MATCH_OPS:
-        s.stderr_lines(f"ERROR: unknown subcmd {args[1]}")
-        return 0
-    _match_one(s, args[1], args[2])
-    return 0
-
-
-def cmd_multi_match(s: Session, args: list[str]) -> int:
-    """``multi-match <op> <jobspec> <jobspec> ...``: stop after the first failing match."""
-    if len(args) < 4:
-        return _malformed(s)
-    if args[1] not in MATCH_OPS:
-        s.stderr_lines(f"ERROR: unknown subcmd {args[1]}")
-        return 0
-    for path in args[2:]:
-        if _match_one(s, args[1], path) != 0:
-            break
-    return 0
-
-
-def cmd_update(s: Session, args: list[str]) -> int:
-    """``update <allocate|reserve> <reader> <file> <jobid> <at> <duration>``."""
-    if len(args) != 7:
-        return _malformed(s)
-    if args[1] not in ("allocate", "reserve"):
-        s.stderr_lines(f"ERROR: unknown subcmd {args[1]}")
-        return 0
-    if args[2] not in _UPDATE_READERS:
-        s.stderr_lines(f"ERROR: unsupported reader {args[2]}")
-        return 0
-    text = _read(s, args[3])
-    if text is None:
-        return 0
-    job_id = strtoll(args[4])
-    job = s.jobs.get(job_id)
-    if job is not None and job.state in ("ALLOCATED", "RESERVED"):
-        s.stderr_lines("ERROR: existing Jobid ")
-        return 0
-    at, duration = strtoll(args[5]), _strtoull(args[6])
-    if at < 0 or duration == 0:
-        s.stderr_lines(f"ERROR: invalid time ({at}, {duration})")
-        return 0
-    start = s.clock()
-    outcome = update(s.matcher, args[2], text, job_id, at, duration, s.writer)
-    out = ""
-    rc = outcome.rc
-    if rc != 0:
-        s.stderr_lines("ERROR: traverser run () returned error ")
-        if outcome.message:
-            s.to_stderr("ERROR: " + outcome.message)
-    else:
-        try:
-            out = s.writer.emit()
-        except MatchError as exc:
-            s.stderr_lines(f"ERROR: match writer emit: {os.strerror(exc.errno or EINVAL)}")
-            rc = -1
-    elapsed = s.clock() - start
-    if rc == 0:
-        state = "ALLOCATED" if at == 0 else "RESERVED"
-        s.jobs[job_id] = QueryJob(job_id, state, at, args[3], elapsed)
-    s.record_match_time(elapsed)
-    s.to_out(out)
-    times = (elapsed, outcome.preorder, outcome.postorder)
-    _report(s, "allocate", job_id, rc, 0, at, times)
-    s.counter = job_id + 1
-    return 0
-
-
 def cmd_attach(s: Session, args: list[str]) -> int:
     """``attach <jgf-file>``: add a JGF subgraph to the graph."""
     if len(args) != 2:
-        return _malformed(s)
-    text = _read(s, args[1])
+        return malformed(s)
+    text = read_input(s, args[1])
     if text is None:
         return 0
     error = attach(s.matcher, text)
@@ -296,7 +70,7 @@ def cmd_attach(s: Session, args: list[str]) -> int:
 def cmd_remove(s: Session, args: list[str]) -> int:
     """``remove <path|idset> <true|false>``."""
     if len(args) != 3:
-        return _malformed(s)
+        return malformed(s)
     if args[2] == "true":
         message = remove_subgraph(s.matcher, args[1])
         if message is not None:
@@ -319,7 +93,7 @@ def cmd_remove(s: Session, args: list[str]) -> int:
 def cmd_find(s: Session, args: list[str]) -> int:
     """``find <expression...>``: emit the matching vertices with the ``-F`` writer."""
     if len(args) < 2:
-        return _malformed(s, ": ")
+        return malformed(s, ": ")
     expression = " ".join(args[1:])
     message = find(s.matcher, expression, s.writer)
     if message is not None:
@@ -341,7 +115,7 @@ def cmd_find(s: Session, args: list[str]) -> int:
 def cmd_cancel(s: Session, args: list[str]) -> int:
     """``cancel <jobid> [stats]``."""
     if len(args) not in (2, 3):
-        return _malformed(s)
+        return malformed(s)
     job_id = strtoll(args[1])
     job = s.jobs.get(job_id)
     if job is None or job.state == "CANCELED":  # a canceled job no longer exists for cancel
@@ -365,11 +139,11 @@ def cmd_cancel(s: Session, args: list[str]) -> int:
 def cmd_partial_cancel(s: Session, args: list[str]) -> int:
     """``partial-cancel <jobid> <jgf|rv1exec> <file> [stats]``."""
     if len(args) not in (4, 5):
-        return _malformed(s)
+        return malformed(s)
     if args[2] not in _PCANCEL_READERS:
         s.stderr_lines(f"ERROR: unsupported reader {args[2]}")
         return 0
-    text = _read(s, args[3])
+    text = read_input(s, args[3])
     if text is None:
         return 0
     job_id = strtoll(args[1])
@@ -408,7 +182,7 @@ def _vertices_at(s: Session, path: str) -> list[int] | None:
 def cmd_set_property(s: Session, args: list[str]) -> int:
     """``set-property <path> <KEY=VALUE>``: set (replace) a property on the path's vertices."""
     if len(args) != 3:
-        return _malformed(s)
+        return malformed(s)
     path, prop = args[1], args[2]
     pos = prop.find("=")
     if pos <= 0 or pos == len(prop) - 1:
@@ -433,7 +207,7 @@ def cmd_set_property(s: Session, args: list[str]) -> int:
 def cmd_get_property(s: Session, args: list[str]) -> int:
     """``get-property <path>``: print the properties of the path's vertices."""
     if len(args) != 2:
-        return _malformed(s)
+        return malformed(s)
     path = args[1]
     graph = s.matcher.graph
     vertices = _vertices_at(s, path)
@@ -452,7 +226,7 @@ def cmd_get_property(s: Session, args: list[str]) -> int:
 def cmd_set_status(s: Session, args: list[str]) -> int:
     """``set-status <path> <up|down>``; a failing status change ends the session."""
     if len(args) != 3:
-        return _malformed(s)
+        return malformed(s)
     path, status = args[1], args[2]
     if _vertices_at(s, path) is None:
         return 0
@@ -465,7 +239,7 @@ def cmd_set_status(s: Session, args: list[str]) -> int:
 def cmd_get_status(s: Session, args: list[str]) -> int:
     """``get-status <path>``: ``<path> is up|down`` per vertex registered under the path."""
     if len(args) != 2:
-        return _malformed(s)
+        return malformed(s)
     path = args[1]
     graph = s.matcher.graph
     vertices = _vertices_at(s, path)
@@ -490,7 +264,7 @@ def cmd_list(s: Session, args: list[str]) -> int:
 def cmd_info(s: Session, args: list[str]) -> int:
     """``info <jobid>``."""
     if len(args) != 2:
-        return _malformed(s)
+        return malformed(s)
     job_id = strtoll(args[1])
     job = s.jobs.get(job_id)
     if job is None:
@@ -503,7 +277,7 @@ def cmd_info(s: Session, args: list[str]) -> int:
 def cmd_stat(s: Session, args: list[str]) -> int:
     """``stat``: job count and the match-time statistics."""
     if len(args) != 1:
-        return _malformed(s)
+        return malformed(s)
     n = len(s.jobs)
     if n:
         low, high, avg = s.min_match_time, s.max_match_time, s.total_match_time / n
@@ -521,7 +295,7 @@ def cmd_stat(s: Session, args: list[str]) -> int:
 def cmd_cat(s: Session, args: list[str]) -> int:
     """``cat <file>``: print a (jobspec) file."""
     if len(args) < 2:
-        return _malformed(s)
+        return malformed(s)
     path = args[1]
     try:
         text = read_text(path)

@@ -19,7 +19,6 @@ values, a negative or over-32-bit ``size`` and a ``status`` other than 0/1 are e
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -28,11 +27,10 @@ from fluxgraph.errors import ReaderError
 from fluxgraph.graph import CONTAINMENT, ResourceGraph
 from fluxgraph.graph.depth import MAX_GRAPH_DEPTH, walk_depth
 from fluxgraph.limits import parse_digits
-from fluxgraph.readers._unicode import unicode_problem
+from fluxgraph.readers._jansson import INT64_MAX, int64_or_none, loads
 
 __all__ = ["JgfNode", "from_jgf", "graph_body", "load_document", "loads", "parse_node", "unpack"]
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _UINT32_MAX = (1 << 32) - 1
 _STOLL_PREFIX = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
 _TRAILING_DIGITS = re.compile(r"[0-9]+\Z")
@@ -199,7 +197,7 @@ def parse_node(raw: Any, index: int = 0, source: str = "<string>") -> JgfNode:
         uniq_id = meta["uniq_id"]
     else:
         m = _STOLL_PREFIX.match(key)
-        uniq_id = _int64_or_none(m.group(1)) if m else None
+        uniq_id = int64_or_none(m.group(1)) if m else None
         if uniq_id is None:
             raise _error(
                 source,
@@ -215,7 +213,7 @@ def parse_node(raw: Any, index: int = 0, source: str = "<string>") -> JgfNode:
         if vtype == "node" and "name" in meta:
             m = _TRAILING_DIGITS.search(meta["name"])
             if m:
-                vid = parse_digits(m.group(), _INT64_MAX)
+                vid = parse_digits(m.group(), INT64_MAX)
                 if vid is None:
                     raise _error(
                         source,
@@ -238,99 +236,6 @@ def parse_node(raw: Any, index: int = 0, source: str = "<string>") -> JgfNode:
         meta.get("properties"),
         tuple(meta["paths"].items()),
     )
-
-
-# -- JSON text ------------------------------------------------------------------------------------
-
-
-def _int64_or_none(text: str) -> int | None:
-    """The int64 value of ``[+-]digits``, or ``None`` when out of range (any length)."""
-    negative = text[:1] == "-"
-    magnitude = parse_digits(text.lstrip("+-"), -_INT64_MIN if negative else _INT64_MAX)
-    if magnitude is None:
-        return None
-    return -magnitude if negative else magnitude
-
-
-def _int64(text: str) -> int:
-    value = _int64_or_none(text)
-    if value is None:
-        kind = "negative " if text[:1] == "-" else ""
-        shown = text if len(text) <= 64 else text[:64]
-        raise ValueError(f"too big {kind}integer near '{shown}'")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"invalid token near '{name}'")
-
-
-def _token_position(text: str) -> tuple[str, int, int]:
-    """jansson's view of the first token: its text (``""`` at end of input), line, column."""
-    line, col, i = 1, 0, 0
-    n = len(text)
-    while i < n and text[i] in " \t\n\r":
-        if text[i] == "\n":
-            line, col = line + 1, 0
-        else:
-            col += 1
-        i += 1
-    if i == n:
-        return "", line, col
-    j = i + 1
-    if text[i].isascii() and text[i].isalpha():
-        while j < n and text[j].isascii() and text[j].isalpha():
-            j += 1
-    elif text[i] in "-0123456789":
-        while j < n and text[j] in "0123456789.eE+-":
-            j += 1
-    return text[i:j], line, col + (j - i)
-
-
-def _parse_json(text: str, source: str) -> Any:
-    def fail(problem: str, line: int, col: int) -> ReaderError:
-        return ReaderError(
-            f"{source}: not JSON: {problem} (line {line}, column {col})",
-            reference_message=(
-                f"fetch_jgf: json_loads returned an error: {problem}: <string>@{line}:{col}.\n"
-            ),
-        )
-
-    token, line, col = _token_position(text)
-    if token not in ("[", "{"):
-        near = f"near '{token}'" if token else "near end of file"
-        raise fail(f"'[' or '{{' expected {near}", line, col)
-    try:
-        doc = json.loads(text, parse_int=_int64, parse_constant=_no_constant)
-    except json.JSONDecodeError as err:
-        bad = unicode_problem(text[: err.pos])  # jansson stops at whichever comes first
-        if bad is not None:
-            raise _unicode_failure(fail, text, bad) from None
-        raise fail(err.msg, err.lineno, err.colno) from err
-    except (ValueError, RecursionError) as err:
-        raise fail(str(err), 1, 0) from err
-    bad = unicode_problem(text)
-    if bad is not None:
-        raise _unicode_failure(fail, text, bad)
-    return doc
-
-
-def _unicode_failure(fail, text: str, bad: tuple[str, int]) -> ReaderError:
-    message, offset = bad
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return fail(message, line, col)
-
-
-def loads(text: str, source: str = "<string>") -> Any:
-    """Parse the JSON text ``text`` as the reference's jansson-based reader does.
-
-    Raises
-    ------
-    ReaderError
-        If ``text`` is not a JSON object or array (``fetch_jgf: json_loads ...`` message).
-    """
-    return _parse_json(text, source)
 
 
 def graph_body(doc: Any, source: str = "<dict>") -> tuple[list[Any], list[Any]]:
@@ -416,7 +321,7 @@ def unpack(
     >>> g.names, g.roots
     (['tiny0'], {'containment': 0})
     """
-    load_document(graph, _parse_json(text, source), source)
+    load_document(graph, loads(text, source), source)
 
 
 def from_jgf(data: Mapping[str, Any], *, source: str = "<dict>") -> ResourceGraph:

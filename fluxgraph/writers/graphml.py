@@ -26,19 +26,20 @@ _HEAD = (
     'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
     'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
 )
-#: (key id, for, attr.name, attr.type), in Boost's key order (sorted by attribute name).
+#: (for, attr.name, attr.type), in Boost's key order (sorted by attribute name); the ``i``-th
+#: is declared as ``key<i>``.
 _KEYS = (
-    ("key0", "node", "basename", "string"),
-    ("key1", "node", "id", "long"),
-    ("key2", "node", "member_of", "string"),
-    ("key3", "edge", "member_of", "string"),
-    ("key4", "node", "name", "string"),
-    ("key5", "node", "paths", "string"),
-    ("key6", "node", "props", "string"),
-    ("key7", "node", "size", "long"),
-    ("key8", "node", "type", "string"),
-    ("key9", "node", "uniq_id", "long"),
-    ("key10", "node", "unit", "string"),
+    ("node", "basename", "string"),
+    ("node", "id", "long"),
+    ("node", "member_of", "string"),
+    ("edge", "member_of", "string"),
+    ("node", "name", "string"),
+    ("node", "paths", "string"),
+    ("node", "props", "string"),
+    ("node", "size", "long"),
+    ("node", "type", "string"),
+    ("node", "uniq_id", "long"),
+    ("node", "unit", "string"),
 )
 _ENTITIES = {'"': "&quot;", "'": "&apos;"}
 
@@ -75,8 +76,8 @@ def to_graphml(graph: ResourceGraph, *, subsystems: Iterable[str] | None = None)
     vertices, edges = select(graph, subsystems)
     out = [_HEAD]
     out.extend(
-        f'  <key id="{kid}" for="{kind}" attr.name="{name}" attr.type="{atype}" />\n'
-        for kid, kind, name, atype in _KEYS
+        f'  <key id="key{i}" for="{kind}" attr.name="{name}" attr.type="{atype}" />\n'
+        for i, (kind, name, atype) in enumerate(_KEYS)
     )
     out.append(
         '  <graph id="G" edgedefault="directed" parse.nodeids="canonical" '

@@ -12,6 +12,7 @@ MODULES = [
     "fluxgraph.papers.fm.placement",
     "fluxgraph.papers.fm.allocator",
     "fluxgraph.papers.fm.slowdown",
+    "fluxgraph.papers.fm.snapshot",
     "fluxgraph.papers.fm.workload",
     "fluxgraph.papers.fm.priority",
     "fluxgraph.papers.fm.passes",

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxgraph.query.cli import _atoi, main
-from fluxgraph.query.commands import _strtoull, strtoll
+from fluxgraph.query.cli import main
+from fluxgraph.query.options import _atoi
+from fluxgraph.query.parsing import strtoll, strtoull
 from fluxgraph.query.repl import OutputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,8 +70,8 @@ def test_number_parsers_clamp_any_number_of_digits():
     assert strtoll(BIG) == 2**63 - 1
     assert strtoll("-" + BIG) == -(2**63)
     assert strtoll("0" * 5000 + "42x") == 42
-    assert _strtoull(BIG) == 2**64 - 1
-    assert _strtoull("-" + BIG) == 1
+    assert strtoull(BIG) == 2**64 - 1
+    assert strtoull("-" + BIG) == 1
     assert _atoi(BIG) > 2_000_000 and _atoi("-" + BIG) < 0
     assert _atoi("0" * 5000 + "7") == 7
 
@@ -199,9 +200,9 @@ def test_endless_files_are_read_with_a_bound():
 
 
 def test_oversized_files_for_every_reading_command(tmp_path, monkeypatch):
-    import fluxgraph.query.commands as commands
+    import fluxgraph.query.parsing as parsing
 
-    monkeypatch.setattr(commands, "MAX_INPUT_BYTES", 10)
+    monkeypatch.setattr(parsing, "MAX_INPUT_BYTES", 10)
     big = tmp_path / "big"
     big.write_text("x" * 11)
     rc, _out, err = _session(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,26 @@ def _all(checks: list[bool | None]) -> bool | None:
     return all(known) if known and len(known) == len(checks) else None
 
 
+def _each(
+    labels: Iterable[str],
+    values: Callable[[str], tuple[float | None, ...]],
+    holds: Callable[..., bool],
+    shown: str,
+) -> tuple[str, bool | None]:
+    """Test ``holds(*values(label))`` for every label: the ``ours`` text (``shown`` filled with
+    the values) and the verdict (None when a value is missing).
+
+    >>> _each(["a", "b"], lambda k: (1.0, 2.0 if k == "a" else None), float.__lt__, "{} < {}")
+    ('a: 1 < 2; b: 1 < -', None)
+    """
+    checks, ours = [], []
+    for label in labels:
+        vals = values(label)
+        checks.append(None if None in vals else holds(*vals))
+        ours.append(f"{label}: {shown.format(*map(_fmt, vals))}")
+    return "; ".join(ours), _all(checks)
+
+
 @dataclass(frozen=True)
 class _Grid:
     """The cells, their ms per job as ``(lod, policy, prune) -> ms``, and whether the grid is
@@ -196,88 +217,93 @@ class _Grid:
 
 def _l1_policy_order(g: _Grid) -> Criterion:
     """L1: high and low are slower than first on every LOD (the brief's shape criterion)."""
-    checks, ours = [], []
-    for lod in LODS:
-        f, h, lo = g.get(lod, "first"), g.get(lod, "high"), g.get(lod, "low")
-        checks.append(None if None in (f, h, lo) else (h > f and lo > f))
-        ours.append(f"{lod}: {_fmt(f)} / {_fmt(h)} / {_fmt(lo)}")
+    ours, verdict = _each(
+        LODS,
+        lambda lod: (g.get(lod, "first"), g.get(lod, "high"), g.get(lod, "low")),
+        lambda f, h, lo: h > f and lo > f,
+        "{} / {} / {}",
+    )
     ref = "; ".join(
         f"{lod}: {REFERENCE_MS[lod, 'first']} / {REFERENCE_MS[lod, 'high']}" for lod in LODS
     )
     return Criterion(
         "L1",
         "policy not varied (Fig. 7a uses one)",
-        "; ".join(ours),
+        ours,
         "ms/job of high and of low > ms/job of first, on every LOD (prune ALL:core); "
         "shown first / high / low",
-        _all(checks),
+        verdict,
         f"first / high ms: {ref}",
     )
 
 
 def _l2_coarsening(g: _Grid) -> Criterion:
     """L2: coarsening High -> Low (and Low2) speeds matching, for every policy."""
-    checks, ours = [], []
-    for policy in POLICIES:
-        hi, low, low2 = g.get("high", policy), g.get("low", policy), g.get("low2", policy)
-        checks.append(None if None in (hi, low, low2) else (hi > low and hi > low2))
-        ours.append(f"{policy}: {_fmt(hi)} vs {_fmt(low)}, {_fmt(low2)}")
+    ours, verdict = _each(
+        POLICIES,
+        lambda p: (g.get("high", p), g.get("low", p), g.get("low2", p)),
+        lambda hi, low, low2: hi > low and hi > low2,
+        "{} vs {}, {}",
+    )
     return Criterion(
         "L2",
         "coarsening the model improves match performance",
-        "; ".join(ours),
+        ours,
         "ms/job on High > on Low and on Low2, for every policy (prune ALL:core)",
-        _all(checks),
+        verdict,
         "first: 4.5 vs 0.27, 2.1; high: 44 vs 6.8, 11.8",
     )
 
 
 def _l3_monotone(g: _Grid) -> Criterion:
     """L3: match time falls at each coarsening step, High >= Med >= Low."""
-    checks, ours = [], []
-    for policy in POLICIES:
-        hi, med, low = g.get("high", policy), g.get("med", policy), g.get("low", policy)
-        checks.append(None if None in (hi, med, low) else (hi >= med >= low))
-        ours.append(f"{policy}: {_fmt(hi)} ≥ {_fmt(med)} ≥ {_fmt(low)}")
+    ours, verdict = _each(
+        POLICIES,
+        lambda p: (g.get("high", p), g.get("med", p), g.get("low", p)),
+        lambda hi, med, low: hi >= med >= low,
+        "{} ≥ {} ≥ {}",
+    )
     return Criterion(
         "L3",
         "match time falls at each coarsening step (High, Med, Low)",
-        "; ".join(ours),
+        ours,
         "ms/job High ≥ Med ≥ Low, for every policy (prune ALL:core)",
-        _all(checks),
+        verdict,
         "first: 4.5 ≥ 0.9 ≥ 0.27; high: 44 ≥ 33 ≥ 6.8",
     )
 
 
 def _l4_pruning(g: _Grid) -> Criterion:
     """L4: the pruning filter ALL:core speeds matching (policy first, every LOD)."""
-    checks, ours = [], []
-    for lod in LODS:
-        p, n = g.get(lod, "first"), g.get(lod, "first", "none")
-        checks.append(None if None in (p, n) else p < n)
-        ours.append(f"{lod}: {_fmt(p)} vs {_fmt(n)}")
+    ours, verdict = _each(
+        LODS,
+        lambda lod: (g.get(lod, "first"), g.get(lod, "first", "none")),
+        lambda pruned, unpruned: pruned < unpruned,
+        "{} vs {}",
+    )
     return Criterion(
         "L4",
         "the pruning filter improves match performance",
-        "; ".join(ours),
+        ours,
         "ms/job with ALL:core < without pruning, policy first, every LOD",
-        _all(checks),
+        verdict,
     )
 
 
 def _l5_rack_pruning(g: _Grid) -> Criterion:
     """L5: rack-level pruning (Low2) is slightly faster than Low."""
-    checks, ours = [], []
-    for policy in POLICIES:
-        low, low2 = g.get("low", policy), g.get("low2", policy)
-        checks.append(None if None in (low, low2) else low2 < low)
-        ours.append(f"{policy}: {_fmt(low2)} vs {_fmt(low)}")
+    ours, verdict = _each(
+        POLICIES,
+        lambda p: (g.get("low2", p), g.get("low", p)),
+        lambda low2, low: low2 < low,
+        "{} vs {}",
+    )
     return Criterion(
         "L5",
         "pruning is slightly better with rack vertices (Low2 Prune < Low Prune)",
-        "; ".join(ours),
+        ours,
         "ms/job on Low2 < on Low, prune ALL:core, for every policy",
-        _all(checks),
+        verdict,
         "first: 2.1 vs 0.27 (the C++ reference does not show it either)",
     )
 
@@ -341,6 +367,20 @@ def _criteria(rows: list[CellRow], quick: bool) -> list[Criterion]:
     return [criterion(grid) for criterion in CRITERIA]
 
 
+def _lod_plot(series: dict[str, list[float | None]], path: Path, title: str) -> Path:
+    """A bar chart (log scale) of match time per job by LOD, one bar series per key."""
+    return line_plot(
+        list(LODS),
+        series,
+        path,
+        xlabel="level of detail",
+        ylabel="match time per job (ms)",
+        title=title,
+        bar=True,
+        logy=True,
+    )
+
+
 def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
     """Criteria, tables and figures of the LOD study."""
     report = StudyReport(TITLE, _criteria(rows, quick))
@@ -362,15 +402,8 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
     pruned = [r for r in rows if r.params["prune"] == PRUNED]
     if pruned:
         series = {p: [_ms(pruned).get((lod, p, PRUNED)) for lod in LODS] for p in POLICIES}
-        fig = line_plot(
-            list(LODS),
-            series,
-            out / "lod-ms-per-job.png",
-            xlabel="level of detail",
-            ylabel="match time per job (ms)",
-            title="Fluxion §6.1: match time per job, prune ALL:core",
-            bar=True,
-            logy=True,
+        fig = _lod_plot(
+            series, out / "lod-ms-per-job.png", "Fluxion §6.1: match time per job, prune ALL:core"
         )
         report.figures.append(("match time per job by LOD and policy", fig))
     first = [r for r in rows if r.params["policy"] == "first"]
@@ -379,15 +412,8 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
         series = {
             f"first, {p}": [ms.get((lod, "first", p)) for lod in LODS] for p in (PRUNED, "none")
         }
-        fig = line_plot(
-            list(LODS),
-            series,
-            out / "lod-pruning.png",
-            xlabel="level of detail",
-            ylabel="match time per job (ms)",
-            title="Fluxion §6.1 (Fig. 7a): with and without pruning",
-            bar=True,
-            logy=True,
+        fig = _lod_plot(
+            series, out / "lod-pruning.png", "Fluxion §6.1 (Fig. 7a): with and without pruning"
         )
         report.figures.append(("with and without the pruning filter (policy first)", fig))
     if quick:

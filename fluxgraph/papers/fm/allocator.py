@@ -35,7 +35,6 @@ Scopes: ``rack`` (``rack_balance``), ``system`` (``system_local_first``, or with
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import filterfalse
 
@@ -53,6 +52,7 @@ from fluxgraph.papers.fm.placement import (
     system_local_first,
 )
 from fluxgraph.papers.fm.slowdown import SlowdownModel
+from fluxgraph.papers.fm.snapshot import FitSnapshot
 from fluxgraph.planner import GRAPH_END, Planner, PlannerInvalidError
 from fluxgraph.sched.allocator import Allocation
 from fluxgraph.workload import Job
@@ -62,91 +62,12 @@ __all__ = ["SCOPES", "SYSTEM_ALLOCS", "FmAllocator"]
 SCOPES = ("rack", "system", "nodes")
 #: System-scope placement rules (spec §9 D7 and its amendment): own rack first, or the code's.
 SYSTEM_ALLOCS = {"local_first": system_local_first, "balance": system_balance}
-#: The largest value :func:`_distinct` counts rather than sorts.
-_COUNTING_LIMIT = 1 << 16
 #: A booking released before its end, in the allocator's log of changes.
 _EARLY = -1
 #: Earliest-start answers kept before they are dropped at once.
 _ANSWERS_KEPT = 4096
 #: Snapshots kept per state of the running bookings (one per set of overlapping reservations).
 _SNAPSHOTS_KEPT = 16
-
-
-def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``numpy.unique(values, return_inverse=True)`` for small non-negative integers (GB),
-    by counting instead of sorting."""
-    top = int(values.max())
-    if top > _COUNTING_LIMIT:
-        return np.unique(values, return_inverse=True)
-    present = np.bincount(values, minlength=top + 1) > 0
-    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
-
-
-def _chunks_per_rack(caps: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """``sum(c // k for c in caps[r] if c > 0)`` per ``k`` of ``ks`` (ascending) and rack ``r``.
-
-    In floating point where every ``c * k < 2**53``: a quotient ``c / k`` that is not a whole
-    number lies at least ``1 / k`` from one, farther than its rounding error (``c / 2**53``),
-    so its floor is exact (and numpy's float division is many times faster than its integer
-    floor division).
-
-    >>> _chunks_per_rack(np.array([[1024, 100], [-5, 441]]), np.array([100, 441])).tolist()
-    [[11, 4], [2, 1]]
-    """
-    caps = np.maximum(caps, 0)
-    if int(caps.max(initial=0)) * int(ks[-1]) < 2**53:
-        quotients = np.floor(caps[None, :, :] / ks[:, None, None].astype(np.float64))
-        return quotients.sum(axis=2).astype(np.int64)
-    return (caps[None, :, :] // ks[:, None, None]).sum(axis=2)
-
-
-class _Snapshot:
-    """Free nodes per rack and free GB per pool over one window, with fit counts per ``k``."""
-
-    __slots__ = ("_listed", "_lister", "caps", "fit_counts", "free", "sizes")
-
-    def __init__(
-        self, sizes: list[int], caps: list[list[int]], lister: Callable[[], list[list[int]]]
-    ) -> None:
-        self.sizes = sizes  # free nodes per rack
-        self.caps = caps
-        self.free = sum(sizes)
-        self.fit_counts: dict[int, int] = {}
-        self._lister = lister
-        self._listed: list[list[int]] | None = None
-
-    @property
-    def nodes(self) -> list[list[int]]:
-        """The free nodes of each rack in ascending order (listed when first asked: the
-        counts need only their number)."""
-        if self._listed is None:
-            self._listed = self._lister()
-        return self._listed
-
-    def counts_fit(self, procs: np.ndarray, remote: np.ndarray, system: bool) -> np.ndarray:
-        """:meth:`fit_count` for many jobs at once: which have enough free nodes and, needing
-        ``k > 0`` GB each, enough nodes that can get a chunk."""
-        ok = procs <= self.free
-        pos = ok & (remote > 0)
-        if pos.any():
-            ks, inverse = _distinct(remote[pos])
-            chunks = _chunks_per_rack(np.array(self.caps, dtype=np.int64), ks)
-            if system:
-                counts = np.minimum(chunks.sum(axis=1), self.free)
-            else:
-                sizes = np.array(self.sizes, dtype=np.int64)
-                counts = np.minimum(chunks, sizes[None, :]).sum(axis=1)
-            ok[pos] = counts[inverse] >= procs[pos]
-        return ok
-
-    def fit_count(self, k: int, system: bool) -> int:
-        """Nodes that can get a ``k`` GB chunk: from their own rack (exact for
-        ``rack_balance``) or, in system scope, from any rack (an upper bound)."""
-        if system:
-            return min(self.free, sum(chunk_capacity(c, k) for c in self.caps))
-        return sum(
-            min(size, chunk_capacity(c, k)) for size, c in zip(self.sizes, self.caps, strict=True)
-        )
 
 
 #: A span on one planner: ``(kind, index, start, duration, amount)``, kind 0 a node, 1 a pool.
@@ -215,7 +136,7 @@ class FmAllocator:
         self._tokens = 0  # bookings made so far (each booking's token)
         # derived from the running bookings, valid while _state is _cached_state
         self._cached_state = -1
-        self._snaps: dict[tuple, _Snapshot] = {}
+        self._snaps: dict[tuple, FitSnapshot] = {}
         self._caps_now: list[list[int]] | None = None  # free GB per pool of _used, by rack
         # what is free at each later time: changed when a booking starts or ends early
         self._changes: list[int] = []  # ends of the bookings started, _EARLY: released early
@@ -446,7 +367,9 @@ class FmAllocator:
                 return at, placed
         return None
 
-    def _snapshot(self, at: int, walltime: int, free: list[set[int]], used: list[int]) -> _Snapshot:
+    def _snapshot(
+        self, at: int, walltime: int, free: list[set[int]], used: list[int]
+    ) -> FitSnapshot:
         """Free nodes and pool GB over ``[at, at + walltime)`` (cached for the current state,
         per overlapping reservations)."""
         active = [r for r in self._reserved.values() if r.at < at + walltime and at < r.end]
@@ -493,7 +416,7 @@ class FmAllocator:
             def lister() -> list[list[int]]:
                 return listed
 
-        snap = _Snapshot(sizes, caps, lister)
+        snap = FitSnapshot(sizes, caps, lister)
         if current:
             if len(self._snaps) >= _SNAPSHOTS_KEPT:
                 self._snaps.clear()

@@ -343,14 +343,30 @@ def _c2(g: Grid) -> Criterion:
     )
 
 
+def _complete_rows(
+    pools: tuple[int, ...],
+    row: Callable[[int], dict[str, float | None]],
+    line: Callable[[int, dict[str, float]], str],
+) -> list[str]:
+    """``line(pool, row(pool))`` for each pool whose row has no missing value.
+
+    >>> _complete_rows((1, 2), lambda p: {"x": p if p > 1 else None}, lambda p, r: f"{p}:{r['x']}")
+    ['2:2']
+    """
+    rows = ((pool, row(pool)) for pool in pools)
+    return [line(pool, r) for pool, r in rows if None not in r.values()]
+
+
+def _lowest_md(pool: int, md: dict[str, float]) -> str:
+    low = min(md, key=md.__getitem__)
+    return f"{pool} TB: MD fm {md['fm']:.3g}, lowest {low} {md[low]:.3g}"
+
+
 def _c3(g: Grid) -> Criterion:
     v = g.view()
-    ours = []
-    for pool in (16, 32):
-        md = {p: v.get(pool, p, "MD") for p in (*BASELINES, "fm")}
-        if None not in md.values():
-            low = min(md, key=md.__getitem__)
-            ours.append(f"{pool} TB: MD fm {md['fm']:.3g}, lowest {low} {md[low]:.3g}")
+    ours = _complete_rows(
+        (16, 32), lambda pool: {p: v.get(pool, p, "MD") for p in (*BASELINES, "fm")}, _lowest_md
+    )
     return Criterion(
         "C3",
         "FM fairest (lowest D, MD, D10, MD10)",
@@ -459,13 +475,13 @@ def _c8(g: Grid) -> Criterion:
 
 def _c9(g: Grid) -> Criterion:
     v = g.view()
-    ours = []
-    for pool in (2, 4, 6):
-        row = {q: (v.cell(f"juwels{pool}", q) or {}).get("bsld") for q in ("fm", "fcfs", "f1")}
-        if None not in row.values():
-            ours.append(
-                f"{pool} TB: fm {row['fm']:.2f}, fcfs {row['fcfs']:.2f}, f1 {row['f1']:.2f}"
-            )
+    ours = _complete_rows(
+        (2, 4, 6),
+        lambda pool: {
+            q: (v.cell(f"juwels{pool}", q) or {}).get("bsld") for q in ("fm", "fcfs", "f1")
+        },
+        lambda pool, r: f"{pool} TB: fm {r['fm']:.2f}, fcfs {r['fcfs']:.2f}, f1 {r['f1']:.2f}",
+    )
     jbase = v.cell("jbase")
     thr = {p: (v.cell(f"juwels{p}") or {}).get("thr_per_dollar") for p in range(2, 26, 2)}
     thr = {p: x for p, x in thr.items() if x is not None}

@@ -40,7 +40,7 @@ PEER_CPU: dict[int, dict[str, float]] = {
     12: {"fcfs": 112.9, "sjf": 108.3, "wfp3": 127.3, "f1": 187.0, "fair": 108.8, "fm_code": 113.3},
     48: {"fcfs": 86.6, "sjf": 97.0, "wfp3": 87.5, "f1": 88.1, "fair": 82.7, "fm_code": 88.5},
 }
-#: The whole trace at 48 TB/rack: the peer's bsld and CPU seconds (spec §7, issue 30).
+#: The whole trace at 48 TB/rack: the peer's bsld and CPU seconds (spec §7; amendment C10, Speed).
 WHOLE_PEER = {"fcfs": 2.50, "fm_code": 1.24}
 WHOLE_PEER_CPU = {"fcfs": 903.0, "fm_code": 867.0}
 

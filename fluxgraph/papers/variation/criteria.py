@@ -56,7 +56,7 @@ REFERENCE: dict[tuple[str, int], dict[str, Any]] = {
 REFERENCE_AVOIDABLE = {1: 18, 2: 10, 3: 13, 4: 11, 5: 14, 6: 21}
 #: The reference's seed-1 run times on this machine class (spec §7.1 finding 3), seconds.
 REFERENCE_SECONDS = {"high": 5.9, "variation": 20.4}
-#: Issue 15's speed target: the 200-job case study per policy (seconds).
+#: Spec V5's speed target (amendment of 2026-11-28): the 200-job case study per policy (seconds).
 TARGET_SECONDS = 5.0
 #: The policies the speed target (spec V5) names: the three of the paper and class packing
 #: (slack 0, spec §4.3's default); the budgeted and strict variants are timed beside.

@@ -73,10 +73,20 @@ class JgfWriter(MatchWriter):
     """
 
     name = "jgf"
+    #: Whether elements below an exclusive vertex are dropped (``jgf_shorthand``).
+    _shorthand = False
 
     def __init__(self) -> None:
         self._nodes: list[dict[str, Any]] = []
         self._edges: list[dict[str, Any]] = []
+        self._complete = True
+
+    def _drops(self, excl_parent: bool) -> bool:
+        """Whether an element below an exclusive vertex is dropped (shorthand only; sticky)."""
+        if excl_parent and self._shorthand:
+            self._complete = False
+            return True
+        return False
 
     def emit_vtx(
         self,
@@ -89,11 +99,13 @@ class JgfWriter(MatchWriter):
         agfilter: list[tuple[str, int, int]] | None = None,
     ) -> None:
         """Append the node object of ``v`` (snapshot of its current fields)."""
-        self._nodes.append(vertex_element(graph, v, needs, exclusive, agfilter))
+        if not self._drops(excl_parent):
+            self._nodes.append(vertex_element(graph, v, needs, exclusive, agfilter))
 
     def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
         """Append the edge object of ``e``; non-containment edges carry their subsystem."""
-        self._edges.append(edge_element(graph, e))
+        if not self._drops(excl_parent):
+            self._edges.append(edge_element(graph, e))
 
     @property
     def empty(self) -> bool:
@@ -139,33 +151,7 @@ class JgfShorthandWriter(JgfWriter):
     """
 
     name = "jgf_shorthand"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._complete = True
-
-    def emit_vtx(
-        self,
-        graph: ResourceGraph,
-        v: int,
-        level: int,
-        needs: int,
-        exclusive: bool,
-        excl_parent: bool,
-        agfilter: list[tuple[str, int, int]] | None = None,
-    ) -> None:
-        """Append ``v`` unless its parent is exclusive."""
-        if excl_parent:
-            self._complete = False
-            return
-        super().emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)
-
-    def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
-        """Append ``e`` unless its source is exclusive."""
-        if excl_parent:
-            self._complete = False
-            return
-        super().emit_edg(graph, e, excl_parent)
+    _shorthand = True
 
     def _decorate(self, doc: dict[str, Any]) -> None:
         if not self._complete:

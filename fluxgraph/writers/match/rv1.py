@@ -40,6 +40,8 @@ class Rv1NoschedWriter(MatchWriter):
 
     def __init__(self) -> None:
         self._rlite = RliteWriter()
+        #: The writers every vertex is fed to.
+        self._parts: tuple[MatchWriter, ...] = (self._rlite,)
         self._start = 0
         self._end = 0
 
@@ -53,8 +55,9 @@ class Rv1NoschedWriter(MatchWriter):
         excl_parent: bool,
         agfilter: list[tuple[str, int, int]] | None = None,
     ) -> None:
-        """Feed ``v`` to the rlite part."""
-        self._rlite.emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)
+        """Feed ``v`` to each part (rlite; and JGF for :class:`Rv1Writer`)."""
+        for part in self._parts:
+            part.emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)
 
     def emit_tm(self, start: int, end: int) -> None:
         """Record the ``starttime``/``expiration`` of the next document."""
@@ -103,21 +106,8 @@ class Rv1Writer(Rv1NoschedWriter):
     def __init__(self) -> None:
         super().__init__()
         self._jgf = self._jgf_class()
+        self._parts = (self._rlite, self._jgf)
         self._attrs: dict[str, str] = {}
-
-    def emit_vtx(
-        self,
-        graph: ResourceGraph,
-        v: int,
-        level: int,
-        needs: int,
-        exclusive: bool,
-        excl_parent: bool,
-        agfilter: list[tuple[str, int, int]] | None = None,
-    ) -> None:
-        """Feed ``v`` to the rlite and JGF parts."""
-        self._rlite.emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)
-        self._jgf.emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)
 
     def emit_edg(self, graph: ResourceGraph, e: int, excl_parent: bool) -> None:
         """Feed ``e`` to the JGF part."""
