@@ -1,7 +1,7 @@
-"""BBSched speed (issues 13, 32): Baseline on KTH with zero BB, and BBSched's decision time.
+"""BBSched speed: Baseline on KTH with zero BB, and BBSched's decision time.
 
 The anchor: the authors' CQSim BBSched branch replays KTH-SP2 with a zero BB column in 57 s and
-1 GB RSS on this machine class (issue 13); issue 32's target is 5x faster (<= 11.4 s). This
+1 GB RSS on this machine class; the target is 5x faster (<= 11.4 s). This
 script replays the same trace (``--limit`` jobs, default all; ``--slice`` = the 120-day
 Cori-analogue slice of spec §3.2) with the Baseline method (FCFS + EASY through the window pass,
 every start and reservation a matcher call on the ``bbsched-kth`` graph, with the matcher's fast

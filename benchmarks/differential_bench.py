@@ -1,4 +1,4 @@
-"""Seeded differential run (issue 16, part 1): the checks of tests/traverser/test_differential.py
+"""Seeded differential run: the checks of tests/traverser/test_differential.py
 on many more seeds, without a reference binary.
 
 * ``sessions``: random ``resource-query`` sessions (random GRUG machines with racks, sockets, core

@@ -1,4 +1,4 @@
-"""Seeded fuzz campaign (issue 16, part 4): the checks of ``tests/fuzz`` on many more cases.
+"""Seeded fuzz campaign: the checks of ``tests/fuzz`` on many more cases.
 
 Kinds (``--kinds``, default all): ``jobspec`` (mutated conformance and inline jobspecs: load,
 ``dump`` round trip, matching with every writer), ``grug``, ``jgf``, ``hwloc`` (mutated graph

@@ -1,4 +1,4 @@
-"""I/O-aware scheduling benchmark: CPU time of one W1 or W2 run per scheduler (issue 14's
+"""I/O-aware scheduling benchmark: CPU time of one W1 or W2 run per scheduler (the
 target: under 2 s a run), the matcher calls and cycles, and the makespans, on the study's
 clock (0.1 s ticks); ``W2n`` is the study's noisy W2 (X3n: sigma 0.15, seeds 0-9, S0, S1@20,
 S1@15, S2@20, S2@15), one row per scheduler with the median and worst run.

@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 35, item 4): a large machine and a long generated trace under EASY.
+"""Scale benchmark: a large machine and a long generated trace under EASY.
 
 Builds ``nodes=N,cores=C[,racks=R]``, generates ``--jobs`` Lublin–Feitelson jobs of at most
 ``--max-procs`` processors (default 256, as ``fluxgraph simulate --trace lublin:N`` makes them;

@@ -1,4 +1,4 @@
-"""Variation case-study benchmark (Fluxion §6.3, issue 15): the 200-job queue per match policy.
+"""Variation case-study benchmark (Fluxion §6.3): the 200-job queue per match policy.
 
 Per policy: build quartz-2418 with the seed's classes, then time the matcher's creation and the
 static replay of the queue (one ``allocate_orelse_reserve`` per job at time 0) in CPU seconds

@@ -26,7 +26,7 @@ Two shortcuts skip matcher calls whose outcome is already known; both give ident
   prefix lies after the new ``now`` (running spans end only after their finish events), so
   re-making it would give the same time and the same resources.
 
-A third (``incremental``, on by default; issue 35) keeps the last pass's first reservation
+A third (``incremental``, on by default) keeps the last pass's first reservation
 instead of cancelling and re-making it, when the pass walks its job first and may still reserve:
 
 * the start cannot move: every booking older than the reservation is still held or held nothing

@@ -1,34 +1,34 @@
 """The DFU traverser's selection walk: depth-first on the dominant subsystem, up on the others.
 
 This module holds the matching half of the traverser (matching-semantics §6.7-§6.12): visiting a
-vertex, pruning, exploring children statically or dynamically, slots, and enforcing a best-k
-choice on the edges. :mod:`fluxgraph.traverser.booking` applies a selection (and cancels one);
-:mod:`.core` drives both for each match operation, and hands whole-node requests on flat
-machines to the exact fast path of :mod:`.fastpath`.
+vertex, pruning (the checks of :mod:`.checks`), exploring children statically or dynamically
+(:mod:`.explore`), slots (:mod:`.slots`), and enforcing a best-k choice on the edges.
+:mod:`fluxgraph.traverser.booking` applies a selection (and cancels one); :mod:`.core` drives
+both for each match operation, and hands whole-node requests on flat machines to the exact fast
+path of :mod:`.fastpath`.
 """
 
 from __future__ import annotations
 
-from errno import EBUSY, EINVAL, ENODEV
+from errno import EBUSY, ENODEV
 
-from fluxgraph.errors import PlannerError
-from fluxgraph.graph import STATUS_UP, ResourceGraph
+from fluxgraph.graph import ResourceGraph
 from fluxgraph.graph.depth import is_tree
 from fluxgraph.planner import GRAPH_END
 from fluxgraph.policies.scoring import EGroup, ScoringObject
+from fluxgraph.traverser.checks import VertexChecks
 from fluxgraph.traverser.explore import Explorer
 from fluxgraph.traverser.pruning import PruningConfig
 from fluxgraph.traverser.replay import VisitReplay
 from fluxgraph.traverser.request import Request
 from fluxgraph.traverser.shortcut import plan_shortcut
+from fluxgraph.traverser.slots import count_slots, fill_slot
 from fluxgraph.traverser.state import (
     ALLOC,
     ALLOC_ORELSE_RESERVE,
-    CONSTRAINED_TYPES,
     INT64_MAX,
     NO_ALLOC,
     SATISFIABILITY,
-    X_CHECKER_NJOBS,
     Colors,
     JobMeta,
     avail_during,
@@ -40,7 +40,6 @@ __all__ = [
     "NO_ALLOC",
     "SATISFIABILITY",
     "Selector",
-    "fill_slot",
 ]
 
 _NONE_MATCH, _PRISTINE_NONE_MATCH, _RESOURCE_MATCH, _SLOT_MATCH = range(4)
@@ -48,7 +47,7 @@ _NO_EDGE = -1
 _EDGE_DEFAULTS = (("e_needs", 0), ("e_excl", False), ("e_seq", 0), ("e_weight", (1 << 64) - 1))
 
 
-class Selector(Explorer):
+class Selector(VertexChecks, Explorer):
     """State and walk of one traverser over one graph (see module docstring)."""
 
     def __init__(
@@ -468,90 +467,6 @@ class Selector(Explorer):
             return match_res.with_, _RESOURCE_MATCH, 0, False
         return requests, (_PRISTINE_NONE_MATCH if pristine else _NONE_MATCH), 0, pristine
 
-    def prune(
-        self, meta: JobMeta, x_in: bool, s: str, u: int, utype: str, requests: list[Request]
-    ) -> int:
-        """Reject ``u`` early by status, constraint, availability, exclusivity or aggregates."""
-        if self.own_checks(meta, u, utype) == 0:
-            return -1
-        for r in requests:
-            rtype = r.type
-            if rtype != utype and rtype != "slot":
-                continue
-            if (
-                rtype != "slot"
-                and (x_in or r.exclusive is True)
-                and self.by_excl(meta, u, x_in, r) < 0
-            ):
-                return -1
-            if r.user_data and self.by_subplan(meta, s, u, r) < 0:
-                return -1
-        return 0
-
-    def own_checks(self, meta: JobMeta, u: int, utype: str) -> int:
-        """``u``'s own availability over the request's window (kept in ``pruned_avail``), or 0
-        with errno EBUSY when its status, the constraint or its planner rules it out."""
-        g = self.graph
-        if meta.alloc_type != SATISFIABILITY and g.status[u] != STATUS_UP:
-            self.errno = EBUSY
-            return 0
-        if (
-            meta.constraint is not None
-            and utype in CONSTRAINED_TYPES
-            and not meta.constraint.matches(g.vertex(u))
-        ):
-            self.errno = EBUSY
-            return 0
-        p = g.schedule.plans[u]
-        a = self.pruned_avail = (
-            g.sizes[u] if p is None else p.avail_resources_during(meta.at, meta.duration)
-        )
-        if a == 0:
-            self.errno = EBUSY
-        return a
-
-    def by_subplan(self, meta: JobMeta, s: str, u: int, r: Request) -> int:
-        """Whether ``u``'s ``s`` aggregate can supply one instance of ``r`` (-1: EBUSY)."""
-        ud = r.user_data
-        if not ud:
-            return 0
-        subplans = self.graph.schedule.subplans[u]
-        sp = subplans.get(s) if subplans else None
-        if sp is None:
-            return 0
-        try:
-            ok = sp.avail_during(meta.at, meta.duration, [ud.get(t, 0) for t in sp.resource_types])
-        except PlannerError:  # a request over the total: busy, as the reference
-            ok = False
-        if not ok:
-            self.errno = EBUSY
-            return -1
-        return 0
-
-    def by_excl(self, meta: JobMeta, u: int, x_in: bool, r: Request) -> int:
-        if x_in and r.exclusive is False:
-            self.errno = EINVAL
-            return -1
-        if x_in or r.exclusive is True:
-            if r.type in self.pool_types:
-                return 0  # a shared capacity pool: its planner alone limits the request
-            sched = self.graph.schedule
-            if (
-                meta.at == meta.now
-                and meta.alloc_type in (ALLOC, NO_ALLOC)
-                and sched.allocations[u]
-            ):
-                self.errno = EBUSY
-                return -1
-            xc = sched.x_checkers[u]
-            if (
-                xc is not None
-                and xc.avail_resources_during(meta.at, meta.duration) < X_CHECKER_NJOBS
-            ):
-                self.errno = EBUSY
-                return -1
-        return 0
-
     def dom_slot(
         self, meta: JobMeta, u: int, shape, nslots: int, pristine: bool, dfu: ScoringObject
     ) -> int:
@@ -562,7 +477,7 @@ class Selector(Explorer):
             return -1
         if self.policy.dom_finish_slot(self.graph, dom, sdfu) != 0:
             return -1
-        n = _count_slots(dom, shape, sdfu)
+        n = count_slots(dom, shape, sdfu)
         slots = []
         for _ in range(n):
             grp = fill_slot(dom, shape, sdfu, lambda elem, ev: ev.qual_count if ev else 0)
@@ -638,54 +553,3 @@ class Selector(Explorer):
     def far_future(self, duration: int) -> int:
         """A time after every span: where satisfiability is checked (§6.6 ``FAR``)."""
         return INT64_MAX - duration - 1
-
-
-def fill_slot(dom: str, shape, sdfu: ScoringObject, available) -> EGroup | None:
-    """Build one slot group from whole member vertices, in the members' current order.
-
-    For each member request ``elem`` of ``shape``, ``elem.calc_count(available(elem, evals))``
-    units are taken from the type's cursor (the cursor persists across slots); the excess of the
-    last member is wasted. ``None`` when the members run out.
-    """
-    score = 1
-    edges = []
-    for elem in shape:
-        ev = sdfu.evals.get((dom, elem.type))
-        k = elem.calc_count(available(elem, ev))
-        taken = 0
-        while taken < k:
-            if ev is None or ev.cursor >= len(ev.groups):
-                return None
-            m = ev.groups[ev.cursor]
-            ev.cursor += 1
-            c, _, _, e = m.edges[0]
-            edges.append((c, c, True, e))
-            score += m.score
-            taken += c
-    return EGroup(score, 1, True, False, edges)
-
-
-def _tally_add(tl: list[int], c: int) -> None:
-    # tl = [per_share, acc, shares, prev]
-    tl[1] += c
-    if tl[0] > 0 and tl[1] >= tl[0]:
-        tl[2] += 1
-        tl[1] = 0
-
-
-def _count_slots(dom: str, shape, sdfu: ScoringObject) -> int:
-    """How many whole slots the gathered members can fill (``cnt_slot``)."""
-    n = 0xFFFFFFFF
-    for elem in shape:
-        ev = sdfu.evals.get((dom, elem.type))
-        k = elem.calc_count(ev.qual_count if ev is not None else 0)
-        shares = 0
-        if k != 0 and ev is not None:
-            tl = [k, 0, 0, 0]
-            for m in ev.groups:
-                _tally_add(tl, m.edges[0][0])
-            shares = tl[2]
-        n = min(n, shares)
-        if ev is not None:
-            ev.cursor = 0
-    return n

@@ -1,4 +1,4 @@
-"""An exact fast path for whole-node requests on flat machines (issue 35).
+"""An exact fast path for whole-node requests on flat machines.
 
 The common simulation request, ``node[p] (exclusive) > slot[1] > {core[c], memory[m], ...}``,
 on a machine whose root holds only nodes and whose nodes hold only leaves, has an answer the
@@ -28,7 +28,7 @@ check every case below against the walk):
   order), whichever leaves the slot chose;
 * where the root aggregate cannot supply the request's units over the window, fewer than ``p``
   nodes are free (nodes are alike and a node in use holds its units over the job's window): the
-  match fails there without a scan (issue 35's item 1), with the walk's errno (ENODEV).
+  match fails there without a scan, with the walk's errno (ENODEV).
 
 The engine owns a mirror of the bookings below nodes. It is trusted only while the job ids
 tagged at the root equal the ones it knows (a job booked or cancelled elsewhere is re-read from

@@ -23,8 +23,8 @@ from errno import EOVERFLOW
 from fluxgraph.jobspec.counts import UINT_MAX
 from fluxgraph.policies.scoring import ScoringObject
 from fluxgraph.traverser.core import Traverser
-from fluxgraph.traverser.dfu import fill_slot
 from fluxgraph.traverser.request import Request
+from fluxgraph.traverser.slots import fill_slot
 from fluxgraph.traverser.state import JobMeta
 
 __all__ = [

@@ -224,6 +224,14 @@ def count(checks: list[bool | None], need: int, of: int) -> tuple[bool | None, s
     return sum(known) >= need, f"{sum(known)}/{len(known)}"
 
 
+def counted(
+    cid: str, paper: str, rule: str, checks: list[bool | None], need: int, of: int
+) -> list[Criterion]:
+    """The one criterion ``cid`` judged by :func:`count` of ``checks``."""
+    ok, text = count(checks, need, of)
+    return [Criterion(cid, paper, text, rule, ok)]
+
+
 def _needs_bb_runs(criterion: Callable[[Grid], list[Criterion]]):
     """The run criteria (H1-H3, E4, E6, I, smoke) are judged only when a BB workload ran."""
 
@@ -379,12 +387,8 @@ def _h1a_bb_usage(g: Grid) -> list[Criterion]:
         best_other = max((get(a, w, m, "bb_usage") or 0) for m in OPTIMISERS if m != "BBSched")
         bb = get(a, w, "BBSched", "bb_usage")
         c1.append(None if bb is None else bb >= best_other - 0.01)
-    ok, text = count(c1, 8, 10)
-    return [
-        Criterion(
-            "H1-a", "BBSched best BB usage on all 10", text, ">= best other - 1 pp on 8+ of 10", ok
-        )
-    ]
+    rule = ">= best other - 1 pp on 8+ of 10"
+    return counted("H1-a", "BBSched best BB usage on all 10", rule, c1, 8, 10)
 
 
 @_needs_bb_runs
@@ -420,16 +424,8 @@ def _h1d_ccpu_lowest_bb(g: Grid) -> list[Criterion]:
         known = [v for v in values.values() if v is not None]
         c = values["Constrained_CPU"]
         checks.append(None if c is None or len(known) < len(OPTIMISERS) else c <= min(known))
-    ok, text = count(checks, 6, 8)
-    return [
-        Criterion(
-            "H1-d",
-            "Constrained_CPU lowest BB usage (Fig. 7)",
-            text,
-            "lowest of the optimisers on 6+ of 8 S-workloads",
-            ok,
-        )
-    ]
+    rule = "lowest of the optimisers on 6+ of 8 S-workloads"
+    return counted("H1-d", "Constrained_CPU lowest BB usage (Fig. 7)", rule, checks, 6, 8)
 
 
 @_needs_bb_runs
@@ -440,16 +436,8 @@ def _h2a_wait_near_baseline(g: Grid) -> list[Criterion]:
     for a, w in g.bbw:
         mine, base = get(a, w, "BBSched", "avg_wait"), get(a, w, "Baseline", "avg_wait")
         checks.append(None if mine is None or base is None else mine <= 1.05 * base)
-    ok, text = count(checks, 8, 10)
-    return [
-        Criterion(
-            "H2-a",
-            "every method beats Baseline on wait",
-            text,
-            "BBSched wait <= 1.05 x Baseline on 8+ of 10",
-            ok,
-        )
-    ]
+    rule = "BBSched wait <= 1.05 x Baseline on 8+ of 10"
+    return counted("H2-a", "every method beats Baseline on wait", rule, checks, 8, 10)
 
 
 @_needs_bb_runs

@@ -88,16 +88,7 @@ class JgfWriter(MatchWriter):
             return True
         return False
 
-    def emit_vtx(
-        self,
-        graph: ResourceGraph,
-        v: int,
-        level: int,
-        needs: int,
-        exclusive: bool,
-        excl_parent: bool,
-        agfilter: list[tuple[str, int, int]] | None = None,
-    ) -> None:
+    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
         """Append the node object of ``v`` (snapshot of its current fields)."""
         if not self._drops(excl_parent):
             self._nodes.append(vertex_element(graph, v, needs, exclusive, agfilter))

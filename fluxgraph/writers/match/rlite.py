@@ -12,7 +12,7 @@ from fluxgraph.writers._json import dumps
 from fluxgraph.writers.sink import MatchWriter
 
 if TYPE_CHECKING:
-    from fluxgraph.graph import ResourceGraph
+    pass
 
 __all__ = ["RliteWriter"]
 
@@ -61,16 +61,7 @@ class RliteWriter(MatchWriter):
         self._children: dict[str, dict[str, list[int]]] = {}
         self._props: dict[str, list[int]] = {}
 
-    def emit_vtx(
-        self,
-        graph: ResourceGraph,
-        v: int,
-        level: int,
-        needs: int,
-        exclusive: bool,
-        excl_parent: bool,
-        agfilter: list[tuple[str, int, int]] | None = None,
-    ) -> None:
+    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
         """Reduce a core/gpu id, or gather a node with the ids reduced so far."""
         vtype = graph.types[v]
         reducer = self._reducers.get(vtype)

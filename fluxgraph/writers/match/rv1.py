@@ -45,16 +45,7 @@ class Rv1NoschedWriter(MatchWriter):
         self._start = 0
         self._end = 0
 
-    def emit_vtx(
-        self,
-        graph: ResourceGraph,
-        v: int,
-        level: int,
-        needs: int,
-        exclusive: bool,
-        excl_parent: bool,
-        agfilter: list[tuple[str, int, int]] | None = None,
-    ) -> None:
+    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
         """Feed ``v`` to each part (rlite; and JGF for :class:`Rv1Writer`)."""
         for part in self._parts:
             part.emit_vtx(graph, v, level, needs, exclusive, excl_parent, agfilter)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from fluxgraph.writers.sink import MatchWriter
 
 if TYPE_CHECKING:
-    from fluxgraph.graph import ResourceGraph
+    pass
 
 __all__ = ["PrettySimpleWriter", "SimpleWriter", "level_prefix"]
 
@@ -45,16 +45,7 @@ class SimpleWriter(MatchWriter):
     def __init__(self) -> None:
         self._lines: list[str] = []
 
-    def emit_vtx(
-        self,
-        graph: ResourceGraph,
-        v: int,
-        level: int,
-        needs: int,
-        exclusive: bool,
-        excl_parent: bool,
-        agfilter: list[tuple[str, int, int]] | None = None,
-    ) -> None:
+    def emit_vtx(self, graph, v, level, needs, exclusive, excl_parent, agfilter=None) -> None:
         """Append one line for vertex ``v``."""
         mark = self._exclusive[bool(exclusive)]
         self._lines.append(f"{level_prefix(level)}{graph.names[v]}[{needs}:{mark}]\n")
