@@ -7,7 +7,9 @@ Cori-analogue slice of spec §3.2) with the Baseline method (FCFS + EASY through
 every start and reservation a matcher call on the ``bbsched-kth`` graph, with the matcher's fast
 path for flat machines) and reports CPU seconds (the machine is shared), wall seconds and peak
 RSS. ``--compare`` replays it again with ``fastpath="off"`` (every call a traverser walk) and
-checks that every job has the same start time and node set. Then the median ``select`` time of
+checks that every job has the same start time and node set; ``--pool-jobs N`` does the same for
+the first N lublin S4 jobs with their burst-buffer requests on the W2 pool (whole nodes beside
+whole pool chunks). Then the median ``select`` time of
 BBSched at w = 20 (G = 500, P = 20) on seeded windows, and in a simulated run when
 ``--run-jobs`` > 0.
 
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from _harness import machine_info, write_json
 
+from fluxgraph.papers.bbsched.calibration import machine_for, run_pool
 from fluxgraph.papers.bbsched.probes import decision_times
 from fluxgraph.papers.bbsched.run import RunOptions, simulate_method
 from fluxgraph.papers.bbsched.workloads import trace_slice
@@ -43,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slice", action="store_true", help="the 120-day slice of spec §3.2")
     ap.add_argument("--run-jobs", type=int, default=0, help="BBSched run on lublin S4 prefix")
     ap.add_argument("--compare", action="store_true", help="also the traverser path; same?")
+    ap.add_argument("--pool-jobs", type=int, default=0, help="lublin S4 Baseline with BB, A/B")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     traces = Path(args.traces)
@@ -71,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"same start times and node sets with and without the fast path: {same}")
         if not same:
             return 1
+    if args.pool_jobs and not pool_ab(traces, args.pool_jobs):
+        return 1
     decision = decision_times("BBSched", 20, windows=100)
     print(
         f"BBSched select at w=20 (G=500, P=20), 100 seeded windows: median "
@@ -92,6 +98,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         write_json(args.json, out)
     return 0
+
+
+def pool_ab(traces: Path, limit: int) -> bool:
+    """Baseline on the first ``limit`` lublin S4 jobs (W2 pool) with and without the fast path;
+    whether every job has the same start time and node set."""
+    jobs = list(bb_workload("lublin", "S4", traces, limit).jobs)
+    machine = machine_for("lublin", "W2", bb=run_pool("lublin", "W2", traces))
+    schedules = {}
+    for fastpath in ("auto", "off"):
+        c0 = time.process_time()
+        result, _ = simulate_method(jobs, machine, "Baseline", RunOptions(fastpath=fastpath))
+        cpu = time.process_time() - c0
+        schedules[fastpath] = [(r.job.id, r.start, tuple(r.nodes)) for r in result.jobs]
+        print(
+            f"Baseline, lublin S4 with BB ({len(jobs)} jobs, fastpath={fastpath}): CPU {cpu:.1f} s"
+        )
+    same = schedules["auto"] == schedules["off"]
+    print(f"same start times and node sets with and without the fast path: {same}")
+    return same
 
 
 if __name__ == "__main__":
