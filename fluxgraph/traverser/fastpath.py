@@ -16,8 +16,9 @@ check every case below against the walk):
 * every vertex's status is up (checked; any status change re-checks), so status prunes nothing;
 * a node some job touches during the window fails its exclusivity check (its checker holds that
   job's span); a node no job touches has every leaf free over the window, so its slot forms
-  whenever the node holds enough leaves of each requested type (checked once per request shape:
-  otherwise the walk decides);
+  whenever the node holds enough leaves of each requested type (checked once per request shape
+  and node kind: a node of a kind that cannot serve it is passed over, as the walk fails its
+  slot; where no kind can, the walk decides);
 * a match at ``now`` fails a node or a leaf holding any allocation; every allocation below a
   node is recorded with the node (``alloc``);
 * the walk ranks candidate nodes by the policy: ``first`` explores the root's out-edges by the
@@ -27,8 +28,11 @@ check every case below against the walk):
 * a node taken for an exclusive request is booked whole (every leaf below it, in child-edge
   order), whichever leaves the slot chose;
 * where the root aggregate cannot supply the request's units over the window, fewer than ``p``
-  nodes are free (nodes are alike and a node in use holds its units over the job's window): the
-  match fails there without a scan, with the walk's errno (ENODEV).
+  nodes can serve it (each must hold its units free over the window): the match fails there
+  without a scan, with the walk's errno (ENODEV);
+* the root's own leaves of a pool type (one size, distinct ids) asked for whole beside the
+  nodes are chosen as the walk's top-level choice chooses them, by id among those no job
+  touches during the window (policies that explore every candidate only).
 
 The engine owns a mirror of the bookings below nodes. It is trusted only while the job ids
 tagged at the root equal the ones it knows (a job booked or cancelled elsewhere is re-read from
@@ -89,6 +93,7 @@ class FlatNodes(Mirror):
     def __init__(self, tr: Traverser) -> None:
         super().__init__(tr)
         self.used = 0
+        self._serving: list[bool] | None = None  # the last select's (see :data:`Want`)
 
     # -- the match operations ------------------------------------------------------------------
 
@@ -104,7 +109,7 @@ class FlatNodes(Mirror):
         shape = self.ready()
         if shape is None or jobid in self._known_root:
             return None
-        return node_request(requests, shape.kind, None if tr.policy.stop_on_k else shape.pool)
+        return node_request(requests, shape.kinds, None if tr.policy.stop_on_k else shape.pool)
 
     def select(self, want: Want, meta: JobMeta, agg: list[int] | None) -> list[int] | bool | None:
         """The positions the walk selects (nodes in its candidate order, then pool leaves by
@@ -135,11 +140,13 @@ class FlatNodes(Mirror):
         now_check = meta.at == meta.now and meta.alloc_type in (ALLOC, NO_ALLOC)
         if meta.alloc_type == SATISFIABILITY:
             now_check = False
-        p, pool, q = want
+        p, pool, q, serving = want
+        self._serving = serving
         busy, nalloc, npartial = self.busy, self.nalloc, self.npartial
+        kind_of = shape.kind_of
         chosen = []
         for i in self._order():
-            if now_check and nalloc[i]:
+            if (now_check and nalloc[i]) or (serving is not None and not serving[kind_of[i]]):
                 continue
             for s, e, _, _ in busy[i]:
                 if s < end and e > at:
@@ -193,9 +200,12 @@ class FlatNodes(Mirror):
         root_edges = shape.edges
         chosen = sorted(chosen)
         holding = SmallPlanner.holding
-        # what the walk accumulates below one node taken whole (its leaves of pruning types)
-        below = {t: n * size for t, (n, size) in shape.kind.items() if t in ptypes}
-        vector: list[int] | None = None
+        # what the walk accumulates below one node of each kind taken whole (its leaves of
+        # pruning types), and that as a node aggregate's span (by kind: alike nodes' aggregates
+        # have the same types)
+        below = [{t: n * size for t, (n, size) in kd.items() if t in ptypes} for kd in shape.kinds]
+        vectors: list[list[int] | None] = [None] * len(below)
+        kind_of = shape.kind_of
         n = len(shape.nodes)
         pooled: dict[str, int] = {}  # pool units of pruning types taken at the root
         for i in shape.emission(chosen):
@@ -244,9 +254,11 @@ class FlatNodes(Mirror):
                 sp = subplans[v]
                 if sp is not None:
                     sp = sp.get(dom)
-                if sp is not None and below:
-                    if vector is None:  # (every node's aggregate has the same types)
-                        vector = [below.get(t, 0) for t in sp.resource_types]
+                kind = kind_of[i]
+                if sp is not None and below[kind]:
+                    vector = vectors[kind]
+                    if vector is None:
+                        vector = vectors[kind] = [below[kind].get(t, 0) for t in sp.resource_types]
                     d = job2span[v]
                     if d is None:
                         d = job2span[v] = {}
@@ -265,9 +277,10 @@ class FlatNodes(Mirror):
             if sp is not None:
                 sp = sp.get(dom)
             k = len(chosen) - sum(i >= n for i in chosen)
-            acc = {t: k * units for t, units in below.items()}
-            for t, units in pooled.items():
-                acc[t] = acc.get(t, 0) + units
+            acc = pooled
+            for i in chosen[:k]:
+                for t, units in below[kind_of[i]].items():
+                    acc[t] = acc.get(t, 0) + units
             if "node" in ptypes:
                 acc["node"] = k * sizes[shape.nodes[0]]
             if sp is not None and acc:
@@ -286,6 +299,8 @@ class FlatNodes(Mirror):
                 busy[i].append((at, end, jobid, alloc))
                 nalloc[i] += alloc
             self.jobs[jobid] = chosen
+            if self._serving is not None:
+                self.serving[jobid] = self._serving
             self._known_root.add(jobid)
         self.used += 1
         return 0
@@ -436,7 +451,10 @@ class FlatNodes(Mirror):
         leaves = mine[len(nodes) :]
         if not nodes:
             return False
-        chosen = self._first_free(self._order(), len(nodes), at, end, but=jobid)
+        serving = self.serving.get(jobid)
+        if serving is None and len(shape.kinds) > 1:
+            return False  # (which kinds serve the job's request is not known)
+        chosen = self._first_free(self._order(), len(nodes), at, end, but=jobid, kinds=serving)
         if chosen is None or sorted(chosen) != nodes:
             return False
         if leaves:
@@ -451,14 +469,22 @@ class FlatNodes(Mirror):
         return True
 
     def _first_free(
-        self, order: Iterable[int], count: int, at: int, end: int, now: bool = False, but: int = -1
+        self,
+        order: Iterable[int],
+        count: int,
+        at: int,
+        end: int,
+        now: bool = False,
+        but: int = -1,
+        kinds: list[bool] | None = None,
     ) -> list[int] | None:
         """The first ``count`` positions of ``order`` that no job but ``but`` touches during
-        ``[at, end)`` (nor, for a match made ``now``, allocates at all); ``None`` if fewer."""
-        busy, nalloc = self.busy, self.nalloc
+        ``[at, end)`` (nor, for a match made ``now``, allocates at all), among nodes of the
+        ``kinds`` marked (default all); ``None`` if fewer."""
+        busy, nalloc, kind_of = self.busy, self.nalloc, self.shape.kind_of
         chosen = []
         for i in order:
-            if now and nalloc[i]:
+            if (now and nalloc[i]) or (kinds is not None and not kinds[kind_of[i]]):
                 continue
             for s, e, j, _ in busy[i]:
                 if s < end and e > at and j != but:
@@ -484,6 +510,7 @@ class FlatNodes(Mirror):
         sched = g.schedule
         dom = tr.dom
         positions = self.jobs.pop(jobid, [])
+        self.serving.pop(jobid, None)
         self._known_root.discard(jobid)
         tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
         subplans, job2span, plans = sched.subplans, sched.job2span, sched.plans

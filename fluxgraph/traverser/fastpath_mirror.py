@@ -54,6 +54,9 @@ class Mirror:
         self.npartial: list[int] = []
         #: job id -> positions (ascending)
         self.jobs: dict[int, list[int]] = {}
+        #: job id -> which node kinds serve its request, for jobs this engine booked on a
+        #: machine of several node kinds (see :data:`~.fastpath_shape.Want`)
+        self.serving: dict[int, list[bool]] = {}
         self._known_root: set[int] = set()
         self._status_epoch = -1
         self._all_up = False
@@ -112,6 +115,7 @@ class Mirror:
         if any(j not in root_tags for j in self.jobs):
             return False
         self._known_root = set(root_tags)
+        self.serving = {j: k for j, k in self.serving.items() if j in self.jobs}
         return True
 
     def _read(self, i: int, v: int, leaves) -> bool:
@@ -198,6 +202,7 @@ class Mirror:
         """``jobid`` was cancelled by the walk: drop it from the mirror."""
         for i in self.jobs.pop(jobid, []):
             self._drop(i, jobid)
+        self.serving.pop(jobid, None)
         self._known_root.discard(jobid)
 
     # -- invariants ----------------------------------------------------------------------------

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Shape", "Want", "flat_shape", "node_request"]
 
-#: What the engine answers: ``(p, pool type, q)``: ``p`` whole nodes, and ``q`` whole leaves of
-#: the root's pool type (``("", 0)`` when the request asks for none).
-Want = tuple[int, str, int]
+#: What the engine answers: ``(p, pool type, q, serving)``: ``p`` whole nodes, and ``q`` whole
+#: leaves of the root's pool type (``("", 0)`` when the request asks for none); ``serving`` says
+#: per node kind whether a free node of that kind serves the request (``None``: every kind).
+Want = tuple[int, str, int, "list[bool] | None"]
 
 
 class Shape:
@@ -31,7 +32,8 @@ class Shape:
         "edges",
         "extra",
         "key",
-        "kind",
+        "kind_of",
+        "kinds",
         "node_edges",
         "nodes",
         "pool",
@@ -40,15 +42,19 @@ class Shape:
         "root",
     )
 
-    def __init__(self, key, root, nodes, node_edges, kind, pos, low, extra=(), pool=None, at=()):
+    def __init__(
+        self, key, root, nodes, node_edges, kinds, kind_of, pos, low, extra=(), pool=None, at=()
+    ):
         self.key = key
         self.root = root
         #: node vertex per position (positions follow the root's child edges)
         self.nodes: list[int] = nodes
         #: each node's child edges (all to leaves)
         self.node_edges: list[list[int]] = node_edges
-        #: leaf type -> (count, size) below every node
-        self.kind: dict[str, tuple[int, int]] = kind
+        #: the distinct node kinds: leaf type -> (count, size) below a node
+        self.kinds: list[dict[str, tuple[int, int]]] = kinds
+        #: each node's kind (an index into :attr:`kinds`)
+        self.kind_of: list[int] = kind_of
         #: root child edge id -> position (node edges only)
         self.pos: dict[int, int] = pos
         #: the root's child edge per node position
@@ -67,7 +73,8 @@ class Shape:
     def emission(self, positions: list[int]) -> list[int]:
         """``positions`` (ascending) in the root's child-edge order (the update walk's).
 
-        >>> s = Shape((0, 0), 0, [1, 2], [[], []], {}, {5: 0, 6: 1}, [0, 1], [(7, 3)], at=[1])
+        >>> kinds, kind_of, pos = [{}], [0, 0], {5: 0, 6: 1}
+        >>> s = Shape((0, 0), 0, [1, 2], [[], []], kinds, kind_of, pos, [0, 1], [(7, 3)], at=[1])
         >>> s.emission([0, 1, 2])
         [0, 2, 1]
         """
@@ -99,8 +106,9 @@ class Shape:
 def flat_shape(tr: Traverser) -> Shape | None:
     """The flat layout of ``tr``'s graph, or ``None`` when it is not one: a single subsystem,
     a root whose children are ``node`` vertices of size 1 with distinct ids, each with one
-    parent and only leaf children, every node holding the same leaf types in the same counts
-    and sizes; the root's other children, if any, are leaves of other types (a pool)."""
+    parent and only leaf children, a node's leaves of one type of one size (nodes fall in
+    kinds by their leaf types, counts and sizes); the root's other children, if any, are
+    leaves of types no node holds (a pool)."""
     g = tr.graph
     if len(tr.subsystems) != 1:
         return None
@@ -113,7 +121,8 @@ def flat_shape(tr: Traverser) -> Shape | None:
     if len(out_edges[root]) != len(children[root]) or not children[root]:
         return None
     nodes, node_edges, pos, extra, at = [], [], {}, [], []
-    kind: dict[str, tuple[int, int]] | None = None
+    kinds: list[dict[str, tuple[int, int]]] = []
+    kind_of: list[int] = []
     seen: set[int] = set()
     for e in children[root]:
         v = dst[e]
@@ -142,14 +151,14 @@ def flat_shape(tr: Traverser) -> Shape | None:
             if len(set(lst)) != 1:
                 return None
             here[t] = (len(lst), lst[0])
-        if kind is None:
-            kind = here
-        elif here != kind:
-            return None
+        if here not in kinds:
+            kinds.append(here)
+        kind_of.append(kinds.index(here) if len(kinds) > 1 else 0)
         pos[e] = len(nodes)
         nodes.append(v)
         node_edges.append(children[v])
-    if not nodes or (kind and any(types[v] in kind for _, v in extra)):
+    held = {t for kind in kinds for t in kind}
+    if not nodes or any(types[v] in held for _, v in extra):
         return None
     ids = g.ids
     if len({ids[v] for v in nodes}) != len(nodes):
@@ -157,7 +166,7 @@ def flat_shape(tr: Traverser) -> Shape | None:
     low = sorted(range(len(nodes)), key=lambda i: ids[nodes[i]])
     key = (g.num_vertices, g.num_edges)
     pool = _pool(g, nodes, extra)
-    return Shape(key, root, nodes, node_edges, kind or {}, pos, low, extra, pool, at)
+    return Shape(key, root, nodes, node_edges, kinds, kind_of, pos, low, extra, pool, at)
 
 
 def _pool(g, nodes: list[int], extra: list[tuple[int, int]]) -> dict[str, tuple[int, list[int]]]:
@@ -182,23 +191,23 @@ def _fixed(r: Request) -> bool:
 
 def node_request(
     requests: list[Request],
-    kind: dict[str, tuple[int, int]],
+    kinds: list[dict[str, tuple[int, int]]],
     pool: dict[str, tuple[int, list[int]]] | None = None,
 ) -> Want | None:
-    """``(p, t, q)`` when ``requests`` is ``node[p] (exclusive) > slot[1] > leaves`` that a free
-    node of ``kind`` always serves (fixed counts, no labels below the slot, distinct leaf types
-    each found below every node in enough units), maybe beside ``t[q * size]`` (exclusive, fixed)
-    of a ``pool`` type with at least ``q`` leaves; else ``None``.
+    """``(p, t, q, serving)`` when ``requests`` is ``node[p] (exclusive) > slot[1] > leaves``
+    (fixed counts, no labels below the slot, distinct leaf types) that a free node of some of
+    the ``kinds`` serves (holds each leaf type in enough units), maybe beside ``t[q * size]``
+    (exclusive, fixed) of a ``pool`` type with at least ``q`` leaves; else ``None``.
 
     >>> from types import SimpleNamespace as R
     >>> core = R(type="core", count_min=2, count_max=2, exclusive=None, label="", with_=())
     >>> slot = R(type="slot", count_min=1, count_max=1, exclusive=None, label="t", with_=(core,))
     >>> node = R(type="node", count_min=3, count_max=3, exclusive=True, label="", with_=(slot,))
     >>> bb = R(type="bb", count_min=8, count_max=8, exclusive=True, label="", with_=())
-    >>> node_request([node], {"core": (4, 1)}), node_request([node], {"core": (1, 1)})
-    ((3, '', 0), None)
-    >>> node_request([node, bb], {"core": (4, 1)}, {"bb": (4, [5, 6, 7])})
-    (3, 'bb', 2)
+    >>> node_request([node], [{"core": (4, 1)}]), node_request([node], [{"core": (1, 1)}])
+    ((3, '', 0, None), None)
+    >>> node_request([node, bb], [{"core": (4, 1)}, {"core": (1, 1)}], {"bb": (4, [5, 6, 7])})
+    (3, 'bb', 2, [True, False])
     """
     if not 1 <= len(requests) <= 2:
         return None
@@ -219,21 +228,25 @@ def node_request(
         return None
     seen = set()
     for c in slot.with_:
-        got = kind.get(c.type)
-        if (
-            got is None
-            or c.type in seen
-            or c.with_
-            or c.label
-            or c.exclusive is not None
-            or not _fixed(c)
-        ):
+        if c.type in seen or c.with_ or c.label or c.exclusive is not None or not _fixed(c):
             return None
         seen.add(c.type)
+    serving = [_serves(kind, slot.with_) for kind in kinds]
+    if not any(serving):
+        return None
+    return r.count_min, *want, None if all(serving) else serving
+
+
+def _serves(kind: dict[str, tuple[int, int]], leaves) -> bool:
+    """Whether a free node of ``kind`` holds every leaf request in enough units."""
+    for c in leaves:
+        got = kind.get(c.type)
+        if got is None:
+            return False
         count, size = got
         if count * size < c.count_min or count < -(-c.count_min // size):
-            return None
-    return (r.count_min, *want)
+            return False
+    return True
 
 
 def _pool_request(r: Request, pool: dict[str, tuple[int, list[int]]]) -> tuple[str, int] | None:

@@ -30,10 +30,11 @@ POLICIES = ["first", "firstnodex", "low", "high", "lonode", "hinode", "lonodex",
 
 
 def flat_machine(rng: random.Random) -> ResourceGraph:
-    """cluster > nodes > leaves (cores, memory, ssd), sometimes with pool leaves under the
-    root (still flat: the engine answers node requests beside whole pool leaves; the leaves
-    come before, between or after the nodes, sometimes of two sizes: then the walk answers),
-    sometimes with racks (then not flat: the walk answers)."""
+    """cluster > nodes > leaves (cores, memory, ssd; sometimes nodes of several kinds, whose
+    memory and SSD differ), sometimes with pool leaves under the root (still flat: the engine
+    answers node requests beside whole pool leaves; the leaves come before, between or after
+    the nodes, sometimes of two sizes: then the walk answers), sometimes with racks (then not
+    flat: the walk answers)."""
     g = ResourceGraph()
     root = g.add_vertex("cluster", "c", 0, paths={"containment": "/c0"})
     g.set_root("containment", root)
@@ -45,6 +46,7 @@ def flat_machine(rng: random.Random) -> ResourceGraph:
             g.add_edge(root, v, "containment")
             parents.append(v)
     cores, mem, ssd = rng.randint(1, 4), rng.choice([0, 0, 4]), rng.choice([0, 0, 2])
+    mixed = rng.random() < 0.3  # nodes of several kinds (memory and SSD sizes, or none)
     counts = [rng.randint(2, 6) for _ in parents]
     pool = []
     if rng.random() < 0.3:
@@ -68,6 +70,8 @@ def flat_machine(rng: random.Random) -> ResourceGraph:
                 v = g.add_vertex("core", "core", c, paths={"containment": f"{path}/core{c}"})
                 g.add_edge(node, v, "containment")
             for kind, size in (("memory", mem), ("ssd", ssd)):
+                if mixed and rng.random() < 0.5:
+                    size = rng.choice([0, 2, 4, 8])
                 if size:
                     v = g.add_vertex(
                         kind, kind, 0, size=size, paths={"containment": f"{path}/{kind}0"}
