@@ -22,6 +22,7 @@ import fluxgraph.sched.records
 import fluxgraph.sched.runtime
 import fluxgraph.sched.shapes
 import fluxgraph.sched.simulator
+import fluxgraph.sched.view
 
 MODULES = [
     fluxgraph.data,
@@ -38,6 +39,7 @@ MODULES = [
     fluxgraph.sched.records,
     fluxgraph.sched.runtime,
     fluxgraph.sched.shapes,
+    fluxgraph.sched.view,
     fluxgraph.sched.simulator,
 ]
 DOC = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
