@@ -116,8 +116,8 @@ class FlatNodes(Mirror):
         id), or ``None`` with the walk's errno, or ``False`` when the walk must decide (a
         shared node whose leaves hold allocations outside the window, for a match made now).
         ``agg`` is the request's need in the root aggregate's types: where the aggregate cannot
-        supply it over the window, no ``p`` nodes (or ``q`` leaves) are free (each node is alike
-        and a node in use holds its units), so the scan is skipped."""
+        supply it over the window, fewer than ``p`` nodes can serve it (each must hold its units
+        free over the window) or fewer than ``q`` leaves are free, so the scan is skipped."""
         tr = self.tr
         shape = self.shape
         assert shape is not None
