@@ -29,20 +29,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from itertools import filterfalse
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fluxgraph.errors import SimulationError
 
 if TYPE_CHECKING:
     from fluxgraph.sched.runtime import RunningJob
-    from fluxgraph.sched.simulator import Simulator
     from fluxgraph.workload import Job
 
 __all__ = ["View"]
 
 
 class View:
-    """The :class:`~fluxgraph.sched.passes.SchedulingView` of one custom pass.
+    """The :class:`~fluxgraph.sched.passes.SchedulingView` of one custom pass of ``sim`` (a
+    :class:`~fluxgraph.sched.simulator.Simulator`, whose queue, records and allocator it acts on).
 
     ``stale`` is the previous pass's first reservation ``(booking id, job key, start)`` that
     may stand for reserving its job again (see the module docstring), or ``None``.
@@ -50,7 +50,7 @@ class View:
 
     def __init__(
         self,
-        sim: Simulator,
+        sim: Any,
         now: int,
         finished: int,
         submitted: int,
