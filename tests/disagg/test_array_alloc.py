@@ -88,6 +88,40 @@ def _replay(nodes, large, kind, ops, **options):
                 assert sorted(arrays.held(a)) == sorted(
                     (graph.memory_owner[v], t, m) for v, t, m in graph.held(g)
                 )
+    arrays._check()
+    if graph is not None:
+        graph._check()
+        _same_protocol(graph, arrays, nodes, placed)
+
+
+def _same_protocol(graph, arrays, nodes, placed):
+    """The engines' scheduler protocol answers alike at ``now`` 0 (the graph matcher selects
+    at ``now`` itself among spans ending then otherwise, a state the scheduler never holds):
+    spans starting in a range, earliest starts and placements, with a placement parked and
+    shown again."""
+    ranks = list(range(nodes))
+    for lo in range(0, 70, 9):
+        assert graph.starts_within(ranks, lo, lo + 9) == arrays.starts_within(ranks, lo, lo + 9)
+    shown = None
+    if placed:
+        g, a = placed[-1]
+        graph.park(g)
+        arrays.park(a)
+        shown = (g, a)
+    for n, m, first, duration in [(1, 1024, 0, 50), (2, 40000, 5, 20), (3, 65536, 20, 10)]:
+        req = MemoryRequest(n, m)
+        assert graph.place(req, first, duration, 0) == arrays.place(req, first, duration, 0)
+        times = sorted({0, *range(first, 80, 7)})
+        g, a = graph.earliest(req, duration, times), arrays.earliest(req, duration, times)
+        assert _outcome(g) == _outcome(a), (n, m, first)
+        if a is not None:
+            graph.release(g)
+            arrays.release(a)
+    if shown is not None:
+        g, a = graph.unpark(shown[0], now=0), arrays.unpark(shown[1], now=0)
+        assert _outcome(g) == _outcome(a)
+    graph._check()
+    arrays._check()
 
 
 @settings(max_examples=80, deadline=None)

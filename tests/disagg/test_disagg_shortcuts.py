@@ -201,7 +201,9 @@ def test_every_reservation_found_again_is_the_earliest_start(work, kind):
     found_again = MemoryBookings._again
     checked = []
 
-    def again(self, job_id, before, req, duration, now):
+    def again(self, job_id, before, now):
+        req = MemoryRequest(len(before.nodes), before.mib)
+        duration = before.end - before.start
         times = sorted({now, *(p.end for p in self._booked.values() if p.end > now)})
         first = next(
             ((t, got) for t in times if (got := self.alloc.place(req, t, duration)) is not None),
@@ -209,7 +211,7 @@ def test_every_reservation_found_again_is_the_earliest_start(work, kind):
         )
         assert first == (before.start, (before.nodes, before.local, before.lent)), (job_id, now)
         checked.append(job_id)
-        return found_again(self, job_id, before, req, duration, now)
+        return found_again(self, job_id, before, now)
 
     MemoryBookings._again = again
     try:

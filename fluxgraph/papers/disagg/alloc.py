@@ -46,6 +46,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from fluxgraph.errors import SimulationError
@@ -263,6 +264,7 @@ class MemoryAllocator:
                     self._memory_of[self._rank[src]] = v
         self.capacity = [graph.sizes[self._memory_of[r]] for r in range(len(nodes))]
         self._lendings: dict[int, list[tuple[int, int, int]]] = {}  # id -> (lender, start, end)
+        self._parked: set[int] = set()  # booking ids of placements parked (cancelled)
         self._next_id = 1
         self._specs: dict[tuple, Jobspec] = {}
 
@@ -327,8 +329,77 @@ class MemoryAllocator:
                     return True
         return spare >= deficit
 
+    def earliest(
+        self, req: MemoryRequest, duration: int, times: Sequence[int]
+    ) -> MemoryPlacement | None:
+        """Book ``req`` at the first of ``times`` (ascending; the first is the current time)
+        where it fits, or None (the earliest start of spec §4.5 over the candidate times)."""
+        for t in times:
+            if self.could_fit(req, t, duration):
+                placed = self.allocate(req, at=t, duration=duration, now=times[0])
+                if placed is not None:
+                    return placed
+        return None
+
+    def place(
+        self, req: MemoryRequest, at: int, duration: int, now: int | None = None
+    ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int], ...]] | None:
+        """``(nodes, local, lent)`` :meth:`allocate` would book over the window at ``now``
+        (nothing booked), or None."""
+        placed = self.allocate(req, at=at, duration=duration, now=now)
+        if placed is None:
+            return None
+        self.release(placed)
+        return placed.nodes, placed.local, placed.lent
+
+    def rebook(
+        self, placement: MemoryPlacement, *, check: bool = True, now: int | None = None
+    ) -> MemoryPlacement:
+        """Book ``placement``'s nodes, shares and lent pieces again over its window at ``now``
+        (default its start), pinned (``check`` changes nothing here: the planners check as
+        they book).
+
+        Raises
+        ------
+        SimulationError
+            If the machine no longer holds it; nothing is booked.
+        """
+        now = placement.start if now is None else now
+        booked = self._pinned(placement, placement.end, now)
+        if booked is None:
+            raise SimulationError(f"cannot book {placement} again: its window is taken")
+        return booked
+
+    def park(self, placement: MemoryPlacement) -> None:
+        """Cancel ``placement`` until :meth:`unpark` books it again or :meth:`release` forgets
+        it (the span table hides it instead)."""
+        self.release(placement)
+        self._parked.update(placement.ids)
+
+    def unpark(
+        self, placement: MemoryPlacement, *, check: bool = True, now: int | None = None
+    ) -> MemoryPlacement:
+        """Book a parked ``placement`` again (:meth:`rebook`); the placement booked."""
+        self._parked.difference_update(placement.ids)
+        return self.rebook(placement, check=check, now=now)
+
+    def starts_within(self, ranks: Sequence[int], lo: int, hi: int) -> bool:
+        """Whether a span held on one of ``ranks`` (cores or memory) starts in ``[lo, hi)``."""
+        plans = self.graph.schedule.plans
+        for rank in ranks:
+            for v in (self._core_vertices[rank], self._memory_of[rank]):
+                plan = plans[v]
+                if plan is not None and any(
+                    lo <= plan.span_start_time(sid) < hi for sid in plan.span_ids()
+                ):
+                    return True
+        return False
+
     def release(self, placement: MemoryPlacement) -> None:
-        """Cancel every span of ``placement``."""
+        """Cancel every span of ``placement`` (a parked one is only forgotten)."""
+        if self._parked.intersection(placement.ids):
+            self._parked.difference_update(placement.ids)
+            return
         for mid in placement.ids:
             self._matcher_of(mid).cancel(mid)
             self._lendings.pop(mid, None)
@@ -343,19 +414,26 @@ class MemoryAllocator:
         SimulationError
             If the planners cannot hold the new window (the caller extended into booked time).
         """
-        start, duration = placement.start, end - placement.start
         for mid in placement.ids:
             self._matcher_of(mid).cancel(mid)
             self._lendings.pop(mid, None)
+        booked = self._pinned(placement, end, placement.start)
+        if booked is None:
+            raise SimulationError(f"cannot hold {placement} until {end}")
+        return booked
+
+    def _pinned(self, placement: MemoryPlacement, end: int, now: int) -> MemoryPlacement | None:
+        """``placement``'s nodes, shares and lent pieces booked at ``now`` over
+        ``[placement.start, end)`` with the policy pinned to their vertices, or None (nothing
+        booked) if the planners cannot hold them."""
+        start, duration = placement.start, end - placement.start
         compute = self._compute_policy
         compute.phase, compute.want, compute.excluded = "local", placement.mib, frozenset()
         nodes = {self._node_vertex[r] for r in placement.nodes}
         compute.only = nodes | {self._memory_of[r] for r in placement.nodes}
         kind = "base" if self.kind == "base" else "local"
         mib = placement.mib if kind == "base" else 1
-        booked = self._book(
-            self._compute, self._spec(kind, len(nodes), mib, duration), start, start
-        )
+        booked = self._book(self._compute, self._spec(kind, len(nodes), mib, duration), start, now)
         compute.only, compute.want = None, 0
         ids = [] if booked is None else [booked[0]]
         lend = self._lend_policy
@@ -365,14 +443,17 @@ class MemoryAllocator:
             given[lender] = given.get(lender, 0) + mib
         for lender, mib in sorted(given.items()):
             lend.only = {self._memory_of[lender]}
-            piece = self._book(self._lend, self._spec("lend", 1, mib, duration), start, start)
+            piece = self._book(self._lend, self._spec("lend", 1, mib, duration), start, now)
             if piece is not None:
                 ids.append(piece[0])
                 self._lendings[piece[0]] = [(lender, start, end)]
             booked = booked and piece
         lend.only = None
         if booked is None:
-            raise SimulationError(f"cannot hold {placement} until {end}")
+            for mid in ids:
+                self._matcher_of(mid).cancel(mid)
+                self._lendings.pop(mid, None)
+            return None
         return replace(placement, end=end, ids=tuple(ids))
 
     @property
@@ -402,6 +483,35 @@ class MemoryAllocator:
         return never_fits(self.capacity, self.kind, req, self.lending)
 
     # -- the two passes ----------------------------------------------------------------------
+
+    def _check(self) -> None:
+        """Assert every node planner's invariants and that at no time a node's cores or memory
+        hold more than it has, nor a recorded lending more than its lender's memory holds
+        (brute force over the planners' spans; for tests, as the span table's)."""
+        plans = self.graph.schedule.plans
+        held: dict[int, list[tuple[int, int, int]]] = {}
+        for rank, core in enumerate(self._core_vertices):
+            memory = self._memory_of[rank]
+            for v, total in ((core, self.cores), (memory, self.capacity[rank])):
+                plan = plans[v]
+                if plan is None:  # (a planner is made at its first booking)
+                    continue
+                plan._check()
+                spans = []
+                for sid in plan.span_ids():
+                    start = plan.span_start_time(sid)
+                    end = start + plan.span_duration(sid)
+                    spans.append((start, end, plan.span_resource_count(sid)))
+                for t, _, _ in spans:
+                    used = sum(n for s, e, n in spans if s <= t < e)
+                    assert used <= total, f"node {rank} holds {used} of {total} at {t}"
+                held[v] = spans
+        for pieces in self._lendings.values():
+            for lender, start, end in pieces:
+                spans = held.get(self._memory_of[lender], [])
+                assert any(s <= start and end <= e for s, e, _ in spans), (
+                    f"lender {lender} holds no memory over [{start}, {end})"
+                )
 
     def _spec(self, kind: str, count: int, mib: int, duration: int) -> Jobspec:
         key = (kind, count, mib, duration)

@@ -132,11 +132,14 @@ class ArrayAllocator:
                 return self._book(req, start, start + duration, placed)
         return None
 
-    def rebook(self, placement: MemoryPlacement, *, check: bool = True) -> MemoryPlacement:
+    def rebook(
+        self, placement: MemoryPlacement, *, check: bool = True, now: int | None = None
+    ) -> MemoryPlacement:
         """Book ``placement``'s nodes, shares and lent pieces again over its window (the caller
         knows :meth:`allocate` would choose them: the spans meeting the window are the same).
         ``check=False`` skips verifying that the machine still holds it, for a caller that
         has proved it (the scheduler's recall): the check costs as much as a placement.
+        (``now``, the graph allocator's current time, changes nothing here.)
 
         Raises
         ------
@@ -154,10 +157,10 @@ class ArrayAllocator:
         return booked
 
     def place(
-        self, req: MemoryRequest, at: int, duration: int
+        self, req: MemoryRequest, at: int, duration: int, now: int | None = None
     ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int], ...]] | None:
         """``(nodes, local, lent)`` :meth:`allocate` would book over the window (nothing
-        booked), or None."""
+        booked), or None (``now``, the graph allocator's current time, changes nothing here)."""
         return self._place(req, at, at + duration)
 
     def could_fit(self, req: MemoryRequest, at: int, duration: int) -> bool:
@@ -183,9 +186,11 @@ class ArrayAllocator:
             self._end[self._rows[pid]] = 0
             self._parked.add(pid)
 
-    def unpark(self, placement: MemoryPlacement, *, check: bool = True) -> None:
+    def unpark(
+        self, placement: MemoryPlacement, *, check: bool = True, now: int | None = None
+    ) -> MemoryPlacement:
         """Show a parked ``placement``'s spans again, as they were (``check=False``: see
-        :meth:`rebook`).
+        :meth:`rebook`); ``placement`` itself.
 
         Raises
         ------
@@ -199,6 +204,7 @@ class ArrayAllocator:
             self._end[rows] = 0
             raise SimulationError(f"cannot show {placement} again: its window is taken")
         self._parked.difference_update(placement.ids)
+        return placement
 
     def resize(self, placement: MemoryPlacement, end: int) -> MemoryPlacement:
         """The same resources and amounts over ``[placement.start, end)``.

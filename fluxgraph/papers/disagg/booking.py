@@ -40,9 +40,13 @@ booking's end moved past ``T``; bookings added that A-base's one pass or, under 
 lemma of :func:`~fluxgraph.papers.disagg.changes._adds_dis` leave failing; spans removed where no
 window meets them), or tells apart only at a few candidates, which are tried again.
 
-A job found again at the time it was reserved before is booked with that very placement; on
-the span table (:class:`~fluxgraph.papers.disagg.arrays.ArrayAllocator`) a reservation the
-simulator cancels is only hidden (``park``) and shown again (``unpark``) in that case.
+A job found again at the time it was reserved before is booked with that very placement: a
+reservation the pass cancels is parked (``park``) and shown again (``unpark``) in that case.
+Both engines answer the same protocol (``earliest``, ``place``, ``could_fit``, ``park``,
+``unpark``, ``rebook``, ``starts_within``, ``resize``, ``held``): the span table
+(:class:`~fluxgraph.papers.disagg.arrays.ArrayAllocator`) hides a parked placement, the graph
+(:class:`~fluxgraph.papers.disagg.alloc.MemoryAllocator`) cancels it and books the same pieces
+again, pinned.
 
 >>> from fluxgraph.papers.disagg.machines import build_memory_machine
 >>> from fluxgraph.workload import Job
@@ -65,10 +69,11 @@ from fluxgraph.papers.disagg.alloc import MemoryAllocator, MemoryPlacement, Memo
 from fluxgraph.papers.disagg.arrays import ArrayAllocator
 from fluxgraph.papers.disagg.changes import Contents, retries
 from fluxgraph.sched.allocator import Allocation
+from fluxgraph.sched.passes import SchedulingView
 from fluxgraph.sched.runtime import RunningJob
 from fluxgraph.workload import Job
 
-__all__ = ["MemoryBookings", "request_of"]
+__all__ = ["DisaggBackfill", "MemoryBookings", "request_of"]
 
 _NEVER = 1 << 62  # after every time
 
@@ -132,10 +137,9 @@ class MemoryBookings:
         self._memo: dict[
             int, tuple[MemoryPlacement, int]
         ] = {}  # job id -> (reservation, its state)
-        # job id -> its reservation released by the simulator but kept (hidden) on the span
-        # table, to be shown again if the job is reserved there again
+        # job id -> its reservation released by the pass but parked (hidden on the span table),
+        # to be shown again if the job is reserved there again
         self._parked: dict[int, MemoryPlacement] = {}
-        self._parks = isinstance(alloc, ArrayAllocator)
         self._monotone = alloc.kind == "base"
         self._contents = Contents(alloc.capacity)  # the bookings' contents, numbered
         self._cid: dict[int, int] = {}  # booking id -> the number of its content
@@ -157,6 +161,13 @@ class MemoryBookings:
         self._gone: list[tuple[int, int]] = []  # (index, content) of those it did not keep
         self._done: set[int] = set()  # indices of previous reservations dealt with this pass
         self._prefix = 0  # indices below this are all dealt with
+        # the pass's own reservations (:meth:`reserve`), (job id, booking id) in order, kept
+        # in the table until :meth:`drop`; a job found at ``now`` waits for the simulator's
+        # start under its booking id (job id -> booking id)
+        self._kept: list[tuple[int, int]] = []
+        self._starting: dict[int, int] = {}
+        self._next_own = -1  # the pass's booking ids: negative, apart from the simulator's
+        self.quiet = False  # nothing started, ended or moved since the last pass ended
 
     # -- the Allocator protocol ------------------------------------------------------------
 
@@ -166,6 +177,12 @@ class MemoryBookings:
         return self.alloc.never_fits(request_of(job))
 
     def allocate(self, job: Job, jobid: int, now: int, reserve: bool) -> Allocation | None:
+        own = self._starting.pop(job.id, None)
+        if own is not None and not reserve:  # the pass found it at ``now``: that booking
+            placement = self._booked[jobid] = self._booked.pop(own)
+            self._cid[jobid] = self._cid.pop(own)
+            cores = len(placement.nodes) * self.alloc.cores
+            return Allocation(now, placement.nodes, cores, self.alloc.held(placement))
         req = request_of(job)
         duration = job.walltime
         if now != self._pass_now:
@@ -176,7 +193,7 @@ class MemoryBookings:
             state = self._state()
             memo = self._memo.get(job.id)
             if memo is not None and memo[1] == state and memo[0].start > now:
-                placement = self._again(job.id, memo[0], req, duration, now)
+                placement = self._again(job.id, memo[0], now)
                 # the same search as the previous pass's (nothing started, ended or moved);
                 # -1: not known, the next pass does not carry it
                 known = self._prev.get(job.id)
@@ -227,18 +244,18 @@ class MemoryBookings:
             self.alloc.release(placement)
             self._log.append((cid, -1))
             self._bump()
-        elif self._parks:
+        else:
             self._unpark(job_id)
             self.alloc.park(placement)
             self._parked[job_id] = placement
-        else:
-            self.alloc.release(placement)
 
     def family(self, job: Job) -> None:
         return None  # the failure shortcut above is per time, not per walltime
 
     def retime(self, jobid: int, run: RunningJob) -> None:
-        """Record a started job's placement; move its spans to its planned end (§4.2 step 4)."""
+        """Record a started job's placement; move its spans to its planned end (§4.2 step 4).
+        The pass's reservations are dropped first (a moved span may reach into them)."""
+        self.drop()
         placement = self._booked[jobid]
         self.placements.setdefault(run.key, placement)
         self._bump()
@@ -253,6 +270,45 @@ class MemoryBookings:
             self._first_end = None
             self.stats["resizes"] += 1
             self._failed.clear()
+
+    # -- the pass's own reservations (:class:`DisaggBackfill`) --------------------------------
+
+    def reserve(self, job: Job, now: int) -> Allocation | None:
+        """Book ``job`` at its earliest start, as the simulator's ``reserve`` would; a
+        reservation stays booked until :meth:`drop` (or a pass :meth:`keep` s it), a job
+        found at ``now`` waits for the simulator's start (:meth:`allocate`) to take it."""
+        own = self._next_own
+        self._next_own -= 1
+        booked = self.allocate(job, own, now, True)
+        if booked is not None and booked.at == now:
+            self._starting[job.id] = own
+        elif booked is not None:
+            self._kept.append((job.id, own))
+        return booked
+
+    def drop(self) -> None:
+        """Cancel the pass's reservations, in the order they were made."""
+        kept, self._kept = self._kept, []
+        for _, own in kept:
+            self.release(own)
+
+    def kept(self) -> list[tuple[int, int]]:
+        """``(job id, start)`` of the reservations held, in order."""
+        return [(job_id, self._booked[own].start) for job_id, own in self._kept]
+
+    def keep(self, now: int) -> None:
+        """A pass at ``now`` keeps every reservation held: the bookkeeping of a pass that met
+        each one again in the state it was made in (:meth:`allocate`'s first shortcut), with
+        nothing booked, released or searched."""
+        self._next_pass(now)
+        for job_id, own in self._kept:
+            placement, cid = self._booked[own], self._cid[own]
+            known = self._prev.get(job_id)
+            then = known.then if known is not None and known.placement is placement else -1
+            entry = _Entry(len(self._plan), placement, cid, then, len(self._log))
+            self._settle(job_id, entry)
+            if then >= 0:
+                self._plan[job_id] = entry
 
     # -- placement searches ------------------------------------------------------------------
 
@@ -378,30 +434,27 @@ class MemoryBookings:
                 return placement
         for t in checks:
             if t == before.start:  # (the last: is it placed as before?)
-                if self.alloc.place(req, t, duration) != (before.nodes, before.local, before.lent):
+                placed = self.alloc.place(req, t, duration, now)
+                if placed != (before.nodes, before.local, before.lent):
                     return None
             elif self.alloc.could_fit(req, t, duration):
                 return None
         # the spans meeting its window are those the search met
-        return self._again(job_id, before, req, duration, now)
+        return self._again(job_id, before, now)
 
     def _ends(self, now: int, last: int) -> set[int]:
         """The ends of the bookings held in ``(now, last]``."""
         return {p.end for p in self._booked.values() if now < p.end <= last}
 
-    def _again(
-        self, job_id: int, before: MemoryPlacement, req: MemoryRequest, duration: int, now: int
-    ) -> MemoryPlacement | None:
-        """``before`` booked again (the caller knows the allocator would place ``req`` there:
-        the spans meeting its window are the same); shown again if it is the job's parked
-        reservation."""
+    def _again(self, job_id: int, before: MemoryPlacement, now: int) -> MemoryPlacement | None:
+        """``before`` booked again (the caller knows the allocator would place the job's
+        request there: the spans meeting its window are the same); shown again if it is the
+        job's parked reservation."""
         if self._parked.get(job_id) is before:
             del self._parked[job_id]
-            self.alloc.unpark(before, check=False)  # (the recall proved the window unchanged)
-            return before
-        if isinstance(self.alloc, ArrayAllocator):
-            return self.alloc.rebook(before, check=False)
-        return self.alloc.allocate(req, at=before.start, duration=duration, now=now)
+            # (the recall proved the window unchanged)
+            return self.alloc.unpark(before, check=False, now=now)
+        return self.alloc.rebook(before, check=False, now=now)
 
     def _unpark(self, job_id: int) -> None:
         """Release the job's parked reservation, if any (it will not be shown again)."""
@@ -424,6 +477,7 @@ class MemoryBookings:
 
     def _bump(self) -> None:
         """A job started, ended or moved: states are numbered afresh (earlier ones never recur)."""
+        self.quiet = False
         self._next_state += len(self._states)
         self._states.clear()
         self._state_id = None
@@ -431,14 +485,8 @@ class MemoryBookings:
     def _earliest(self, req: MemoryRequest, duration: int, now: int) -> MemoryPlacement | None:
         """Book ``req`` at its earliest candidate start (§4.5), or None if none fits."""
         times = sorted({now, *(p.end for p in self._booked.values() if p.end > now)})
-        if isinstance(self.alloc, ArrayAllocator):
-            self.stats["allocate_calls"] += 1
-            return self.alloc.earliest(req, duration, times)
-        for t in times:
-            placement = self._attempt(req, t, duration, now)
-            if placement is not None:
-                return placement
-        return None
+        self.stats["allocate_calls"] += 1
+        return self.alloc.earliest(req, duration, times)
 
     def _attempt(
         self, req: MemoryRequest, t: int, duration: int, now: int
@@ -455,3 +503,69 @@ class MemoryBookings:
         if placement is None:
             self._failed.setdefault(t, []).append((req.nodes, req.mib, duration))
         return placement
+
+
+class DisaggBackfill:
+    """Slurm's two passes (:class:`~fluxgraph.sched.passes.SlurmBackfill`: the main pass starts
+    jobs in priority order until one cannot start, the backfill pass starts or reserves each of
+    the first ``depth`` jobs still queued at its earliest start), with the reservations held by
+    ``bookings`` (:meth:`MemoryBookings.reserve`) instead of the simulator, so a pass can keep
+    them.
+
+    A pass after a pass that started nothing, with nothing ended or moved since
+    (:attr:`MemoryBookings.quiet`), and only jobs submitted (queued after the others) keeps
+    every reservation and reserves only the new jobs inside the depth: the main pass would fail
+    again (the running spans all hold from before the last pass to after ``now``, so every
+    window at ``now`` meets the same spans at the same peaks as one at the last pass's time),
+    and each reservation would be met again in the state it was made in, which
+    :meth:`MemoryBookings.allocate` books again unchanged.
+
+    >>> from fluxgraph.papers.disagg.arrays import ArrayAllocator
+    >>> from fluxgraph.sched.simulator import Simulator
+    >>> big = {"mem_mib": 1024}
+    >>> jobs = [Job(1, 0, 100, 100, nodes=2, extra=big), Job(2, 5, 50, 50, nodes=2, extra=big)]
+    >>> bookings = MemoryBookings(ArrayAllocator([32768] * 2, 32, "base"))
+    >>> pass_ = DisaggBackfill(100, bookings)
+    >>> r = Simulator(None, jobs, scheduler=pass_, allocator=bookings).run()
+    >>> [(j.job.id, j.start, j.end) for j in r.jobs]
+    [(1, 0, 100), (2, 100, 150)]
+    """
+
+    def __init__(self, depth: int, bookings: MemoryBookings) -> None:
+        self.depth = depth
+        self.bookings = bookings
+        self.stats = {"kept_passes": 0}
+
+    def schedule(self, view: SchedulingView, now: int) -> None:
+        bookings = self.bookings
+        queue = view.queue()
+        if bookings.quiet and not view.finished and self._keeps(view, queue, now):
+            self.stats["kept_passes"] += 1
+            bookings.keep(now)
+            for key in queue[len(bookings.kept()) : self.depth]:
+                self._reserve(view, key, now)
+        else:
+            bookings.drop()
+            for key in queue:
+                if not view.start(key):
+                    break
+            for key in view.queue()[: self.depth]:
+                self._reserve(view, key, now)
+        bookings.quiet = True
+
+    def next_wakeup(self, now: int) -> int | None:
+        return None
+
+    def _keeps(self, view: SchedulingView, queue: list[int], now: int) -> bool:
+        """Whether the reservations held are those of the first queued jobs, in order, all
+        after ``now``."""
+        kept = self.bookings.kept()
+        if not kept or len(kept) > min(len(queue), self.depth):
+            return False
+        ids = [view.job(key).id for key in queue[: len(kept)]]
+        return ids == [job_id for job_id, _ in kept] and min(t for _, t in kept) > now
+
+    def _reserve(self, view: SchedulingView, key: int, now: int) -> None:
+        booked = self.bookings.reserve(view.job(key), now)
+        if booked is not None and booked.at == now:
+            view.start(key)

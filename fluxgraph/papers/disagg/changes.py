@@ -103,7 +103,7 @@ def retries(
     it now that the bookings ``gone`` are held as ``new`` (content numbers): the candidate
     times (ascending; ``T`` last where ``before`` must be placed there again to know), or None
     if it may find something else where it is not tried, or there are over 3 times to try
-    (on the span table only; ``ends(now, T)``: the ends of the bookings held in ``(now, T]``).
+    (``ends(now, T)``: the ends of the bookings held in ``(now, T]``).
     The changes that qualify:
 
     * a running booking now ending elsewhere (the same nodes, start and amounts) in a way no
@@ -126,8 +126,6 @@ def retries(
     placed again at its start where spans removed meet its window or spans added may
     change its lenders.
     """
-    if not isinstance(alloc, ArrayAllocator):
-        return None
     span = contents.span
     was = {span[cid]: cid for cid in gone}  # the content numbers of spans gone
     # the lemma of :func:`_adds_dis` is for the default options (greedy shared lending, lenders

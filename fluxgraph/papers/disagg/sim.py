@@ -8,10 +8,12 @@ requested time), ``runtime`` (contention-free seconds), ``nodes`` and, in ``extr
 * the allocator :class:`~fluxgraph.papers.disagg.booking.MemoryBookings` (A-base or A-dis
   placements; earliest starts over the candidate times of §4.5; spans moved to a slowed job's
   planned end through the simulator's ``retime`` hook);
-* the pass :class:`~fluxgraph.sched.passes.SlurmBackfill`: the **main pass** starts jobs in
-  priority order (submit time, then id) until one does not fit; the **backfill pass** walks the
-  first ``backfill_depth`` queued jobs, each started at its earliest start if that is now, else
-  reserved until the pass ends (conservative backfilling, D12);
+* the pass :class:`~fluxgraph.papers.disagg.booking.DisaggBackfill` (Slurm's, as
+  :class:`~fluxgraph.sched.passes.SlurmBackfill`): the **main pass** starts jobs in priority
+  order (submit time, then id) until one does not fit; the **backfill pass** walks the first
+  ``backfill_depth`` queued jobs, each started at its earliest start if that is now, else
+  reserved until the next pass (conservative backfilling, D12), which keeps the reservations
+  when only submits came between;
 * the runtime model :class:`~fluxgraph.papers.disagg.contention.MemoryContention` (§5), whose
   re-timings the simulator applies after the ends (before the pass) and after the starts, and
   ``kill_at_walltime=False`` (the spec never kills a job at its requested time, §5.1).
@@ -30,10 +32,9 @@ from dataclasses import dataclass, field
 from fluxgraph.errors import SimulationError
 from fluxgraph.papers.disagg.alloc import MemoryAllocator, check_options
 from fluxgraph.papers.disagg.arrays import ArrayAllocator
-from fluxgraph.papers.disagg.booking import MemoryBookings, request_of
+from fluxgraph.papers.disagg.booking import DisaggBackfill, MemoryBookings, request_of
 from fluxgraph.papers.disagg.contention import INTERFERENCE, MemoryContention
 from fluxgraph.papers.disagg.machines import MemoryMachineSpec, build_memory_machine
-from fluxgraph.sched.passes import SlurmBackfill
 from fluxgraph.sched.runtime import TraceRuntime
 from fluxgraph.sched.simulator import Simulator
 from fluxgraph.workload import Job
@@ -157,13 +158,14 @@ class DisaggSimulator:
             interference=self.interference,
         )
         bookings = MemoryBookings(alloc, model.planned_end if self.contention else None)
+        backfill = DisaggBackfill(self.backfill_depth, bookings)
         sim = Simulator(
             None,
             self.jobs,
             queue="conservative",
             runtime=model if self.contention else TraceRuntime(),
             progress=self.progress,
-            scheduler=SlurmBackfill(self.backfill_depth),
+            scheduler=backfill,
             allocator=bookings,
             kill_at_walltime=False,
         )
@@ -178,6 +180,7 @@ class DisaggSimulator:
             records.append(out)
         stats = {
             "passes": sim.stats["passes"],
+            **backfill.stats,
             **bookings.stats,
             "rejected": sum(r.rejected != "" for r in records),
         }
