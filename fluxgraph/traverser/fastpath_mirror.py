@@ -1,10 +1,11 @@
-"""The fast path's mirror of the bookings below a flat machine's nodes (:mod:`.fastpath`).
+"""The fast path's mirror of the bookings on a flat machine's nodes and pool leaves.
 
-:class:`Mirror` keeps, per node position, the windows of every job below the node, and answers
-whether the mirror can be trusted now (:meth:`Mirror.ready`): the graph and statuses unchanged,
-every vertex up, and the job ids tagged at the root equal to the ones it knows (a job booked or
-cancelled by the walk is read in by :meth:`Mirror.adopt` / :meth:`Mirror.forget`, anything else
-by :meth:`Mirror.resync`). :meth:`Mirror._check` compares it with the planners.
+:class:`Mirror` (the base of :mod:`.fastpath`'s engine) keeps, per node and root pool leaf
+position, the windows of every job there, and answers whether the mirror can be trusted now
+(:meth:`Mirror.ready`): the graph and statuses unchanged, every vertex up, and the job ids
+tagged at the root equal to the ones it knows (a job booked or cancelled by the walk is read in
+by :meth:`Mirror.adopt` / :meth:`Mirror.forget`, anything else by :meth:`Mirror.resync`).
+:meth:`Mirror._check` compares it with the planners.
 
 >>> from fluxgraph.machines import build_machine
 >>> from fluxgraph.matcher import Matcher
@@ -36,7 +37,7 @@ def _alloc_kind(j: int, node_allocs: dict, allocations: list, leaves: list[int])
 
 
 class Mirror:
-    """Per-node bookings of one traverser's flat machine (see the module docstring)."""
+    """Per-position bookings of one traverser's flat machine (see the module docstring)."""
 
     def __init__(self, tr: Traverser) -> None:
         self.tr = tr
@@ -93,8 +94,9 @@ class Mirror:
         return shape if self._valid else None
 
     def resync(self) -> bool:
-        """Re-read every job below the nodes from the planners; False when some booking is not
-        one the mirror can stand for (a job holding a node twice, a tag without its span)."""
+        """Re-read every job on the nodes and pool leaves from the planners; False when some
+        booking is not one the mirror can stand for (a job holding a node twice, a tag without
+        its span)."""
         shape = self.shape
         assert shape is not None
         tags = self.tr.graph.schedule.tags

@@ -59,8 +59,8 @@ class Shape:
         self.pos: dict[int, int] = pos
         #: the root's child edge per node position
         self.edges: list[int] = sorted(pos, key=pos.__getitem__)
-        #: the root's own leaves (edge, vertex), in child-edge order: no request the engine
-        #: accepts asks for them, but a job the walk booked may hold some
+        #: the root's own leaves (edge, vertex), in child-edge order (the engine takes those of
+        #: a :attr:`pool` type whole; a job the walk booked may hold any)
         self.extra: tuple[tuple[int, int], ...] = tuple(extra)
         self.by_id_low: list[int] = low
         self.by_id_high: list[int] = low[::-1]
@@ -153,7 +153,7 @@ def flat_shape(tr: Traverser) -> Shape | None:
             here[t] = (len(lst), lst[0])
         if here not in kinds:
             kinds.append(here)
-        kind_of.append(kinds.index(here) if len(kinds) > 1 else 0)
+        kind_of.append(kinds.index(here))
         pos[e] = len(nodes)
         nodes.append(v)
         node_edges.append(children[v])
