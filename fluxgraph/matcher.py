@@ -135,6 +135,11 @@ class Matcher:
         ``"off"`` always walks; ``"verify"`` also runs every operation on a walk-only copy of
         the graph and raises ``AssertionError`` unless outcomes, emitted selections and the
         whole scheduling state agree.
+    defer_reservations : the fast path records its reservations' writes below the root and
+        makes them only when something else reads the planners (a walk, ``find``, a status or
+        graph change: :mod:`fluxgraph.traverser.fastpath_defer`); a reservation cancelled before
+        that costs almost nothing. Until then ``graph``'s planners lack them: for owners that
+        read the state only through this matcher (the simulator).
 
     Raises
     ------
@@ -153,6 +158,7 @@ class Matcher:
         traverser: str = "simple",
         exact_visit_counts: bool = False,
         fastpath: str = "auto",
+        defer_reservations: bool = False,
     ) -> None:
         if fastpath not in ("auto", "off", "verify"):
             raise MatchError(f"fastpath is auto, off or verify, not {fastpath!r}", errno=EINVAL)
@@ -197,6 +203,7 @@ class Matcher:
         self.traverser.shortcuts = traverser == "simple" and not exact_visit_counts
         if fastpath != "off" and type(self.traverser) is Traverser:
             self.traverser.fastpath = FlatNodes(self.traverser)
+            self.traverser.fastpath.defer = defer_reservations
         if self.traverser.initialize() != 0:
             raise MatchError("can't initialize traverser", errno=self.traverser.errno)
         types.finalize()
@@ -321,6 +328,7 @@ class Matcher:
         fluxgraph.traverser.find.ExpressionError
             If the expression is malformed (nothing is emitted).
         """
+        self._settle()
         return _find(self.traverser, expression, writer)
 
     def set_status(self, target: str | Sequence[int], status: str | int) -> int:
@@ -333,6 +341,7 @@ class Matcher:
         """
         if self._shadow is not None:
             self._shadow.set_status(target, status)
+        self._settle()
         return _mark(self.traverser, target, status)
 
     def properties_changed(self) -> None:
@@ -345,6 +354,12 @@ class Matcher:
         if self._shadow is not None:
             self._shadow.properties_changed()
         self._forget_mirror()
+
+    def _settle(self) -> None:
+        """Write the fast path's deferred reservations (something else reads the planners)."""
+        fast = self.traverser.fastpath
+        if fast is not None:
+            fast.flush()
 
     def _forget_mirror(self) -> None:
         """The state changed outside match and cancel: the fast path re-reads it."""

@@ -108,7 +108,9 @@ def node_ranks(graph: ResourceGraph) -> list[int]:
 
 class MatcherAllocator:
     """One jobspec per job (its ``shape``), booked by one matcher call on ``graph``
-    (``fastpath``: the matcher's, see :class:`~fluxgraph.matcher.Matcher`).
+    (``fastpath`` and ``defer_reservations``: the matcher's, see
+    :class:`~fluxgraph.matcher.Matcher`; the allocator owns ``graph``'s scheduling state, so the
+    fast path's reservations are written into its planners only when something reads them).
 
     >>> from fluxgraph.machines import build_machine
     >>> alloc = MatcherAllocator(build_machine("nodes=2,cores=4"), JobShape("node", 4))
@@ -127,13 +129,20 @@ class MatcherAllocator:
         policy: str = "first",
         prune: str = "ALL:node,ALL:core",
         fastpath: str = "auto",
+        defer_reservations: bool = True,
     ) -> None:
         nodes = graph.by_type.get("node", [])
         if not nodes:
             raise SimulationError("the machine has no node vertices")
         self.graph = graph
         self.shape = shape
-        self.matcher = Matcher(graph, policy=policy, prune=prune, fastpath=fastpath)
+        self.matcher = Matcher(
+            graph,
+            policy=policy,
+            prune=prune,
+            fastpath=fastpath,
+            defer_reservations=defer_reservations,
+        )
         self.total_nodes = len(nodes)
         self.total_cores = len(graph.by_type.get("core", []))
         self._rank_of = node_ranks(graph)

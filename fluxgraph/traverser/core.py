@@ -186,6 +186,8 @@ class Traverser(Booker):
         saved = set(self.exclusive_types)
         dfv = self._prime_cached(requests)
         self._fast_want = self._fast_accept(requests, jobid, at, duration, constraint, root, dfv)
+        if not self._fast_want and self.fastpath is not None:
+            self.fastpath.flush()  # (the walk reads what the fast path deferred)
         meta = JobMeta(jobid, at, duration, constraint, queue)
         if now is not None and now < at:
             meta.now = now
@@ -240,6 +242,8 @@ class Traverser(Booker):
         fast = self.fastpath
         if fast is not None and fast.owns(jobid):
             return fast.cancel(jobid)
+        if fast is not None:
+            fast.flush()
         rc = super().cancel(jobid)
         if fast is not None:
             fast.forget(jobid)
@@ -290,6 +294,7 @@ class Traverser(Booker):
                 self.preorder = self.postorder = 0
                 return -1 if chosen is None else 0
             self._fast_want = None  # the walk decides this select and the rest of the match
+            self.fastpath.flush()
         rc = self.select(requests, root, meta, x)
         self.total_preorder += self.preorder
         self.total_postorder += self.postorder

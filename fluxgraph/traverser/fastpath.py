@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.policies.ids import IdOrder
-from fluxgraph.traverser.fastpath_mirror import Mirror
+from fluxgraph.traverser.fastpath_defer import Deferral
 from fluxgraph.traverser.fastpath_shape import Want, node_request
 from fluxgraph.traverser.state import (
     ALLOC,
@@ -83,7 +83,7 @@ if TYPE_CHECKING:
 __all__ = ["FlatNodes"]
 
 
-class FlatNodes(Mirror):
+class FlatNodes(Deferral):
     """The fast path's engine on one traverser (see the module docstring).
 
     ``used`` counts the matches it answered; :meth:`_check` compares its mirror with the
@@ -208,6 +208,8 @@ class FlatNodes(Mirror):
         kind_of = shape.kind_of
         n = len(shape.nodes)
         pooled: dict[str, int] = {}  # pool units of pruning types taken at the root
+        deferred = self.defer and alloc_type == ALLOC_ORELSE_RESERVE
+        writes: list = []
         for i in shape.emission(chosen):
             if i >= n:  # a leaf of the root's pool, taken whole
                 e, c = shape.extra[i - n]
@@ -220,7 +222,18 @@ class FlatNodes(Mirror):
                 continue
             v = shape.nodes[i]
             edges = shape.node_edges[i]
-            if allocating:  # _hold of each leaf (whole) and of the node, inline: the hot loop
+            if allocating:
+                sp = subplans[v]
+                sp = None if sp is None else sp.get(dom)
+                kind = kind_of[i]
+                vector = None
+                if sp is not None and below[kind]:
+                    vector = vectors[kind]
+                    if vector is None:
+                        vector = vectors[kind] = [below[kind].get(t, 0) for t in sp.resource_types]
+            if deferred:
+                writes.append(self._take(i, (*(dst[e] for e in edges), v), sp, vector))
+            elif allocating:  # _hold of each leaf (whole) and of the node, inline: the hot loop
                 for c in (*(dst[e] for e in edges), v):
                     size = sizes[c]
                     p = plans[c]
@@ -232,14 +245,12 @@ class FlatNodes(Mirror):
                     if table is not None:
                         d = table[c]
                         if d is None:
-                            table[c] = {jobid: span}
-                        else:
-                            d[jobid] = span
+                            d = table[c] = {}
+                        d[jobid] = span
                     d = tags[c]
                     if d is None:
-                        tags[c] = {jobid: jobid}
-                    else:
-                        d[jobid] = jobid
+                        d = tags[c] = {}
+                    d[jobid] = jobid
                     p = x_checkers[c]
                     if p is None:
                         x_checkers[c] = holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
@@ -248,17 +259,9 @@ class FlatNodes(Mirror):
                         span = p.add_span(at, duration, 1)
                     d = x_spans[c]
                     if d is None:
-                        x_spans[c] = {jobid: span}
-                    else:
-                        d[jobid] = span
-                sp = subplans[v]
-                if sp is not None:
-                    sp = sp.get(dom)
-                kind = kind_of[i]
-                if sp is not None and below[kind]:
-                    vector = vectors[kind]
-                    if vector is None:
-                        vector = vectors[kind] = [below[kind].get(t, 0) for t in sp.resource_types]
+                        d = x_spans[c] = {}
+                    d[jobid] = span
+                if vector is not None:
                     d = job2span[v]
                     if d is None:
                         d = job2span[v] = {}
@@ -271,6 +274,8 @@ class FlatNodes(Mirror):
             emit_edg(g, root_edges[i], False)
         if tr.policy.stop_on_k:  # (each weight reads only its own node's aggregate)
             self._relearn(chosen, meta.now)  # (no pool leaves under these policies)
+        if deferred:
+            self._record(jobid, at, duration, writes)
         if allocating:
             self._hold(root, -1, None, meta)
             sp = subplans[root]
@@ -358,6 +363,8 @@ class FlatNodes(Mirror):
         walk's learned order (``first`` policies)."""
         shape = self.shape
         edges = shape.edges
+        if self.pending:
+            self.settle(now)
         moved = []
         for i in positions:
             weight = self._weight(shape.nodes[i], edges[i], now)
@@ -383,6 +390,9 @@ class FlatNodes(Mirror):
         except PlannerError:
             a = -1
         if a == 0 and sp.span_size() == 0:
+            if self.pending:  # (unwritten spans of the node would count)
+                self.flush()
+                return self._weight(v, e, now)
             return None
         weight = 0 if a == -1 else a
         return None if tr.e_weight[e] == weight else weight
@@ -510,6 +520,7 @@ class FlatNodes(Mirror):
         sched = g.schedule
         dom = tr.dom
         positions = self.jobs.pop(jobid, [])
+        unwritten = self.pending.pop(jobid, None) is not None
         self.serving.pop(jobid, None)
         self._known_root.discard(jobid)
         tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers
@@ -544,6 +555,11 @@ class FlatNodes(Mirror):
             if i >= n:  # a leaf of the root's pool
                 post += 1
                 remove(shape.extra[i - n][1])
+                self._drop(i, jobid)
+                continue
+            if unwritten:  # (the walk would visit and untag every leaf of the node)
+                pre += len(shape.node_edges[i])
+                post += len(shape.node_edges[i])
                 self._drop(i, jobid)
                 continue
             v = shape.nodes[i]

@@ -88,6 +88,8 @@ def schedule_state(tr: Traverser, v: int) -> tuple:
 def assert_same_state(a: Traverser, b: Traverser) -> None:
     """Assert that two traversers over copies of one graph hold the same scheduling state and
     exploration weights, and that ``a``'s fast path (if any) agrees with its planners."""
+    if a.fastpath is not None:
+        a.fastpath.flush()  # (its deferred reservations, written: see :mod:`.fastpath_defer`)
     n = a.graph.num_vertices
     expect(n == b.graph.num_vertices, "the graphs differ in size")
     for v in range(n):

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.planner import INT64_MAX, Planner, PlannerInvalidError, PlannerRangeError
+from fluxgraph.planner import ids as _ids
 
 __all__ = [
     "CONSTRAINED_TYPES",
@@ -106,6 +107,33 @@ class SmallPlanner:
         p._counter = 1
         p._big = None
         return p
+
+    def take_id(self) -> int:
+        """The id :meth:`add_span` would give next, taken (see :mod:`fluxgraph.planner.ids`).
+
+        >>> p = SmallPlanner(4, "core"); late = p.take_id(); p.add_span(0, 5, 1)
+        2
+        >>> p.add_span_id(late, 5, 5, 4); sorted(p.span_ids())
+        [1, 2]
+        """
+        if self._big is not None:
+            return _ids.take_id(self._big)
+        self._counter += 1
+        return self._counter
+
+    def add_span_id(self, sid: int, start: int, duration: int, amount: int) -> None:
+        """:meth:`add_span` under the id ``sid`` taken by :meth:`take_id` (same checks)."""
+        if self._big is not None or len(self._spans) >= SMALL_SPANS:
+            _ids.add_span_id(self._big or self._promote(), sid, start, duration, amount)
+            return
+        counter = self._counter
+        if not 0 < sid <= counter:
+            raise PlannerInvalidError(f"span id {sid!r} was not taken")
+        self._counter = sid - 1
+        try:
+            self.add_span(start, duration, amount)
+        finally:
+            self._counter = counter
 
     def _promote(self) -> Planner:
         big = self._big

@@ -1,0 +1,144 @@
+"""The fast path's deferred reservations: recorded now, written into the planners on demand.
+
+A simulator's backfilling pass cancels and re-makes its reservations at nearly every event
+(conservative backfilling re-makes every one), and each reservation's writes below the nodes --
+a span in every leaf's and node's planner, exclusivity spans, job maps, the node aggregates --
+cost far more than choosing it. Only the fast path reads a reservation's nodes while it is
+held, and it reads them from its mirror; so with ``defer`` on, a reservation's writes below the
+root are recorded instead (:meth:`Deferral._take`) and made by :meth:`Deferral.flush` before
+anything else reads the planners: a match the walk makes or decides, a cancel the walk makes,
+the matcher's other operations, the verify mode's comparison and :meth:`Mirror._check`. A
+reservation cancelled before that is never written. The root's writes (its tag, exclusivity
+span and aggregate span, which every later match reads) and the root pool leaves' are made at
+once.
+
+Why the written state is the one the eager writes leave: the span ids are taken when the
+reservation is recorded (:mod:`fluxgraph.planner.ids`), so every span written meanwhile gets its
+eager id, and a reservation cancelled unwritten leaves the gap an added and removed span
+leaves; the spans, job maps and aggregates written are the eager ones (the order of entries in
+a vertex's job maps may differ; nothing reads it). While a reservation is unwritten, the fast
+path reads below the root only the node aggregates' availability at ``now`` (to re-key the
+``first`` order), which a reservation starting after ``now`` does not change; one starting at
+or before ``now`` is written first.
+
+>>> from fluxgraph.machines import build_machine
+>>> from fluxgraph.matcher import Matcher
+>>> m = Matcher(build_machine("nodes=2,cores=1"), defer_reservations=True)
+>>> spec = {"version": 9999, "resources": [{"type": "node", "count": 2, "exclusive": True,
+...   "with": [{"type": "slot", "count": 1, "label": "t",
+...             "with": [{"type": "core", "count": 1}]}]}],
+...   "tasks": [{"command": ["x"], "slot": "t", "count": {"per_slot": 1}}],
+...   "attributes": {"system": {"duration": 10}}}
+>>> m.match(spec).at, m.match(spec, op="allocate_orelse_reserve").at
+(0, 10)
+>>> fast = m.traverser.fastpath
+>>> list(fast.pending), m.graph.schedule.reservations[m.graph.by_type["node"][0]]
+([2], None)
+>>> fast.flush(); m.graph.schedule.reservations[m.graph.by_type["node"][0]]
+{2: 2}
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fluxgraph.planner import INT64_MAX
+from fluxgraph.planner.ids import add_multi_span_id, take_multi_id
+from fluxgraph.traverser.fastpath_mirror import Mirror
+from fluxgraph.traverser.state import X_CHECKER_NJOBS, SmallPlanner
+
+if TYPE_CHECKING:
+    from fluxgraph.traverser.core import Traverser
+
+__all__ = ["Deferral"]
+
+#: One node's recorded writes: (position, span ids of each leaf's and the node's planner and
+#: exclusivity checker in turn, the node aggregate's ids or ``None``, its count vector)
+NodeWrites = tuple[int, list[int], "tuple[int, list[int]] | None", "list[int] | None"]
+
+
+class Deferral(Mirror):
+    """The mirror with deferred reservations (the base of
+    :class:`~fluxgraph.traverser.fastpath.FlatNodes`; see the module docstring)."""
+
+    def __init__(self, tr: Traverser) -> None:
+        super().__init__(tr)
+        #: record reservations instead of writing them (set by the matcher)
+        self.defer = False
+        #: job id -> (start, duration, the writes of each node), in booking order
+        self.pending: dict[int, tuple[int, int, list[NodeWrites]]] = {}
+        self._pending_from = INT64_MAX  # no pending reservation starts before this
+
+    def _take(self, i: int, vertices: tuple[int, ...], aggregate, vector) -> NodeWrites:
+        """Record the writes of booking node position ``i`` whole (its leaves then the node:
+        ``vertices``, and its ``aggregate`` with ``vector``): take their span ids."""
+        sched = self.tr.graph.schedule
+        plans, x_checkers = sched.plans, sched.x_checkers
+        g = self.tr.graph
+        ids = []
+        for c in vertices:
+            p = plans[c]
+            if p is None:
+                p = plans[c] = SmallPlanner(g.sizes[c], g.types[c])
+            x = x_checkers[c]
+            if x is None:
+                x = x_checkers[c] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
+            ids.append(p.take_id())
+            ids.append(x.take_id())
+        return i, ids, None if vector is None else take_multi_id(aggregate), vector
+
+    def _record(self, jobid: int, at: int, duration: int, writes: list[NodeWrites]) -> None:
+        self.pending[jobid] = (at, duration, writes)
+        if at < self._pending_from:
+            self._pending_from = at
+
+    def flush(self) -> None:
+        """Write every pending reservation into the planners, in booking order."""
+        if not self.pending:
+            return
+        pending, self.pending = self.pending, {}
+        self._pending_from = INT64_MAX
+        shape = self.shape
+        assert shape is not None
+        g = self.tr.graph
+        sched = g.schedule
+        sizes, dst, dom = g.sizes, g.edge_dst, self.tr.dom
+        for jobid, (at, duration, writes) in pending.items():
+            for i, ids, mids, vector in writes:
+                v = shape.nodes[i]
+                k = 0
+                for c in (*(dst[e] for e in shape.node_edges[i]), v):
+                    sched.plans[c].add_span_id(ids[k], at, duration, sizes[c])
+                    _put(sched.reservations, c, jobid, ids[k])
+                    _put(sched.tags, c, jobid, jobid)
+                    sched.x_checkers[c].add_span_id(ids[k + 1], at, duration, 1)
+                    _put(sched.x_spans, c, jobid, ids[k + 1])
+                    k += 2
+                if mids is not None:
+                    add_multi_span_id(sched.subplans[v][dom], mids, at, duration, vector)
+                    _put(sched.job2span, v, jobid, mids[0])
+
+    def invalidate(self) -> None:
+        self.flush()
+        super().invalidate()
+
+    def resync(self) -> bool:
+        self.flush()
+        return super().resync()
+
+    def settle(self, now: int) -> None:
+        """Write the pending reservations if one starts at or before ``now`` (the node
+        aggregates are about to be read at ``now``)."""
+        if now >= self._pending_from:
+            self._pending_from = min((at for at, _, _ in self.pending.values()), default=INT64_MAX)
+            if now >= self._pending_from:
+                self.flush()
+
+
+def _put(table: list, v: int, key: int, value: int) -> None:
+    """``table[v][key] = value``, creating vertex ``v``'s map on first use."""
+    d = table[v]
+    if d is None:
+        table[v] = {key: value}
+    else:
+        d[key] = value
