@@ -10,20 +10,23 @@ the same implicit tracking (``trk_c``, ``trk_t``, see :mod:`.points`); stale key
 one boolean instead of a sorted set, as a restore can afford to scan the few points.
 
 A planner starts flat and becomes a tree when it holds more than ``cap`` points (``2 * LOAD``,
-one full leaf: :meth:`_Flat.add` returns the tree that replaces it); a tree shrunk back to a
-single leaf of at most ``LOAD`` points becomes flat again (``_Points.release``).
+one full leaf: :meth:`_Flat.add` returns the tree that replaces it, made by the ``grow`` that
+:mod:`.points` hands in); a tree shrunk back to a single leaf of at most ``LOAD`` points becomes
+flat again (``_Points.release``). Both conversions live in :mod:`.points`, which imports this
+module and not the other way round.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from fluxgraph.planner._stairs import INF
 
 if TYPE_CHECKING:
-    from fluxgraph.planner.points import _Points
+    from fluxgraph.planner._queries import _Queries
 
 __all__: list[str] = []
 
@@ -33,18 +36,29 @@ class _Flat:
 
     The interface is :class:`~fluxgraph.planner.points._Points`'s; the span updates
     :meth:`add` and :meth:`release` return the points object that replaces this one (itself,
-    or a tree once it outgrows ``cap``).
+    or ``grow(self)``, the tree holding the same points and tracking state, once it outgrows
+    ``cap``).
     """
 
-    __slots__ = ("at", "cap", "key", "ref", "rem", "sched", "stale", "trk_c", "trk_t")
+    __slots__ = ("at", "cap", "grow", "key", "ref", "rem", "sched", "stale", "trk_c", "trk_t")
 
-    def __init__(self, at: list, sched: list, rem: list, key: list, ref: list, cap: int) -> None:
+    def __init__(
+        self,
+        at: list,
+        sched: list,
+        rem: list,
+        key: list,
+        ref: list,
+        cap: int,
+        grow: Callable[[_Flat], _Queries],
+    ) -> None:
         self.at = at
         self.sched = sched
         self.rem = rem
         self.key = key
         self.ref = ref
         self.cap = cap
+        self.grow = grow
         #: Some point may have ``key != rem`` (after ``update_total``); cleared by a restore
         #: that finds none left.
         self.stale = any(r != k for r, k in zip(rem, key, strict=True))
@@ -52,20 +66,12 @@ class _Flat:
         self.trk_t: float = -INF
 
     def copy(self) -> _Flat:
-        new = _Flat(self.at[:], self.sched[:], self.rem[:], self.key[:], self.ref[:], self.cap)
+        new = _Flat(
+            self.at[:], self.sched[:], self.rem[:], self.key[:], self.ref[:], self.cap, self.grow
+        )
         new.trk_c = self.trk_c
         new.trk_t = self.trk_t
         return new
-
-    def _grow(self) -> _Points:
-        """The tree holding these points (and tracking state)."""
-        # Imported here: points imports this module.
-        from fluxgraph.planner.points import _Points
-
-        pts = _Points(self.at, self.sched, self.rem, self.key, self.ref)
-        pts.trk_c = self.trk_c
-        pts.trk_t = self.trk_t
-        return pts
 
     # -- queries --------------------------------------------------------------------------------
 
@@ -118,7 +124,7 @@ class _Flat:
 
     # -- point updates --------------------------------------------------------------------------
 
-    def add(self, start: int, end: int, request: int) -> _Flat | _Points:
+    def add(self, start: int, end: int, request: int) -> _Flat | _Queries:
         """Reference the points ``start < end``, use ``request`` over ``[start, end)``.
 
         Ends the tracking of a search first. Returns the points object that replaces this one.
@@ -160,7 +166,7 @@ class _Flat:
                 sched[q] += request
                 key[q] = rem[q] = rem[q] - request
         if len(at) > self.cap:
-            return self._grow()
+            return self.grow(self)
         return self
 
     def release(self, start: int, last: int, planned: int) -> _Flat:

@@ -43,7 +43,16 @@ LOAD = 64
 
 def new_points(base: int, total: int) -> _Flat:
     """The points of a new planner: its base point, in the flat layout of small planners."""
-    return _Flat([base], [0], [total], [total], [1], 2 * LOAD)
+    return _Flat([base], [0], [total], [total], [1], 2 * LOAD, _grow)
+
+
+def _grow(flat: _Flat) -> _Points:
+    """The tree holding a flat layout's points (and tracking state): what a flat layout grown
+    past its ``cap`` becomes (:meth:`~fluxgraph.planner._flat._Flat.add`)."""
+    pts = _Points(flat.at, flat.sched, flat.rem, flat.key, flat.ref)
+    pts.trk_c = flat.trk_c
+    pts.trk_t = flat.trk_t
+    return pts
 
 
 def _fanout() -> int:
@@ -428,7 +437,13 @@ class _Points(_Queries):
         if len(self.lleaves) == 1 and len(self.head.at) <= LOAD:
             leaf = self.head
             flat = _Flat(
-                list(leaf.at), leaf.sched[:], list(leaf.rem), list(leaf.key), leaf.ref[:], 2 * LOAD
+                list(leaf.at),
+                leaf.sched[:],
+                list(leaf.rem),
+                list(leaf.key),
+                leaf.ref[:],
+                2 * LOAD,
+                _grow,
             )
             flat.trk_c = self.trk_c
             flat.trk_t = self.trk_t

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fluxgraph.traverser.shortcut import _free_in_window, _labelled, _shape
-from fluxgraph.traverser.state import SATISFIABILITY
+from fluxgraph.traverser.state import CONSTRAINED_TYPES, SATISFIABILITY
 
 if TYPE_CHECKING:
     from fluxgraph.policies.scoring import ScoringObject
@@ -175,8 +175,6 @@ class VisitReplay:
         constant changes no choice. ``guarded``: a vertex below ``u`` is of a type a
         constraint tests (its properties, which the shape omits, then count). Equal shapes are
         one object."""
-        from fluxgraph.traverser.state import CONSTRAINED_TYPES
-
         got = self.shaped.get(u)
         if got is not None:
             return got

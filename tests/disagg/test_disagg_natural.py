@@ -10,7 +10,7 @@ import pytest
 from fluxgraph.experiments import studies
 from fluxgraph.papers.disagg import study as disagg
 from fluxgraph.papers.disagg.machines import large_count
-from fluxgraph.papers.disagg.mix import LARGE_APPS, NORMAL_APPS, map_natural, natural_mix
+from fluxgraph.papers.disagg.mix import LARGE_APPS, NORMAL_APPS, map_natural, natural_mix, window
 from fluxgraph.workload import load_workload
 
 WAGAP = Path(__file__).resolve().parents[3] / "shared" / "traces" / "wagap-2013.swf"
@@ -81,5 +81,5 @@ def test_wagap_windows_fit_the_smallest_large_partition():
     assert dropped == 778  # spec §3.3
     smallest = large_count(128, 15)
     for w in (0, 1, 2):
-        mix = natural_mix(disagg.window(jobs, w), nodes=128, index=w)
+        mix = natural_mix(window(jobs, w), nodes=128, index=w)
         assert max(j.nodes for j in mix if j.extra["large"]) <= smallest

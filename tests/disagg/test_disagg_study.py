@@ -20,6 +20,7 @@ from fluxgraph.papers.disagg import study as disagg
 from fluxgraph.papers.disagg.grid import DisaggGrid, criteria, profile_of
 from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
 from fluxgraph.papers.disagg.metrics import run_metrics, timeline
+from fluxgraph.papers.disagg.mix import trace_mix
 from fluxgraph.papers.disagg.sim import DisaggSimulator
 
 LUBLIN = Path(__file__).resolve().parents[3] / "shared" / "traces" / "lublin_256.swf"
@@ -88,7 +89,7 @@ def test_cell_metrics_and_schedule_come_from_the_run(tmp_path):
         for a in ("base", "dis")
     }
     # the same run outside the study: same metrics, same schedule
-    mix = disagg._mix(str(LUBLIN), 64, 40, 0, 50, 16, "nodehours")
+    mix = trace_mix(str(LUBLIN), 64, 40, 0, 50, 16, "nodehours")
     spec = MemoryMachineSpec(16, large_count(16, 25))
     result = DisaggSimulator(spec, mix, "dis").run()
     expect = run_metrics(result)
@@ -140,7 +141,7 @@ def test_every_mix_of_the_spec_grid_fits():
         path = str(Path(exp.base_dir) / trace)
         for w in (0, 1, 2):
             for x in (15, 25, 50, 75, 100):
-                mix = disagg._mix(path, per_node, 2000, w, x, 1024, "nodehours")
+                mix = trace_mix(path, per_node, 2000, w, x, 1024, "nodehours")
                 large = [j.nodes for j in mix if j.extra["large"]]
                 assert large and max(large) <= smallest
 

@@ -17,12 +17,17 @@ every request, under every model option. Memory "vertices" are the node ranks th
 (``memory_owner`` is the identity). ``tests/disagg/test_array_alloc.py`` checks it against the
 graph allocator and the brute-force oracle.
 
->>> alloc = ArrayAllocator([32768, 32768, 32768, 65536], cores=32, kind="dis")
->>> p = alloc.allocate(MemoryRequest(2, 40000), at=0, duration=10)
->>> p.nodes, p.local, p.lent, round(p.remote_fraction, 4)
-((0, 3), (32768, 40000), ((1, 0, 7232),), 0.0904)
->>> alloc.allocate(MemoryRequest(1, 1000), at=0, duration=10).nodes   # node 1 is lending
-(2,)
+The example of :mod:`~fluxgraph.papers.disagg.alloc`, on both engines:
+
+>>> from fluxgraph.papers.disagg.alloc import MemoryAllocator
+>>> from fluxgraph.papers.disagg.machines import build_memory_machine
+>>> graph = MemoryAllocator(build_memory_machine(4, 1), "dis")
+>>> table = ArrayAllocator(graph.capacity, cores=graph.cores, kind="dis")
+>>> for req in (MemoryRequest(2, 40000), MemoryRequest(1, 1000)):  # the 2nd avoids lender 1
+...     a, b = (engine.allocate(req, at=0, duration=10) for engine in (graph, table))
+...     print(b.nodes, b.local, b.lent, (a.nodes, a.local, a.lent) == (b.nodes, b.local, b.lent))
+(0, 3) (32768, 40000) ((1, 0, 7232),) True
+(2,) (1000,) () True
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from dataclasses import replace
 import numpy as np
 
 from fluxgraph.errors import SimulationError
-from fluxgraph.papers.disagg.alloc import (
+from fluxgraph.papers.disagg.placement import (
     MemoryPlacement,
     MemoryRequest,
     check_options,

@@ -38,6 +38,7 @@ __all__ = [
     "PAPER_SAVINGS",
     "DisaggGrid",
     "criteria",
+    "options_of",
     "profile_of",
 ]
 
@@ -70,6 +71,15 @@ def profile_of(params: Mapping[str, Any]) -> str:
     """
     diff = [f"{k}={params[k]}" for k, v in MODEL_OPTIONS.items() if params.get(k, v) != v]
     return ", ".join(diff) or "default"
+
+
+def options_of(params: Mapping[str, Any]) -> dict[str, str]:
+    """A cell's model options (:data:`MODEL_OPTIONS`, the defaults filled in).
+
+    >>> options_of({"lending": "dedicated"})["lending"], options_of({})["interference"]
+    ('dedicated', 'model')
+    """
+    return {k: str(params.get(k, v)) for k, v in MODEL_OPTIONS.items()}
 
 
 class DisaggGrid:
@@ -110,6 +120,13 @@ class DisaggGrid:
         self.S = sorted({k[0] for k in self.cells})
         self.X = sorted({k[1] for k in self.cells})
         self.windows = sorted({k[3] for k in self.cells})
+
+    @classmethod
+    def e9(cls, rows: Iterable[CellRow]) -> dict[str, DisaggGrid]:
+        """E9's grids: its cells (:data:`E9_CELLS` of E2, window 0) under each of
+        :data:`E9_PROFILES`."""
+        rows = list(rows)
+        return {p: cls(rows, "E2", p, windows=(0,), pairs=E9_CELLS) for p in E9_PROFILES}
 
     def __bool__(self) -> bool:
         return bool(self.cells)
@@ -495,9 +512,9 @@ def criteria(
     e8: DisaggGrid | None = None,
 ) -> list[Criterion]:
     """R0-R9 on ``grid`` (spec §8 as amended): R0, R1, R3, R7, R8 and R9 required; R2, R4,
-    R5, R6 reported with ``e9`` (profile -> its grid of the E9 cells, window 0: ``default``
-    and the :data:`ABLATIONS`) and ``e8`` beside them. With ``robustness`` (E6): R1-R4 with
-    doubled tolerances."""
+    R5, R6 reported with ``e9``'s ``default`` and :data:`ABLATIONS` grids (profile -> its grid
+    of the E9 cells, window 0, as :meth:`DisaggGrid.e9` makes them) and ``e8`` beside them. With
+    ``robustness`` (E6): R1-R4 with doubled tolerances."""
     if robustness:
         r2 = _reported("R2", _r2_rule(2), _r2(grid, 2))
         r4 = _reported("R4", "NT(dis, 0, 50) >= 0.7; A-dis completes every job", _r4(grid, 2))
@@ -505,7 +522,8 @@ def criteria(
             replace(c, id=f"E6 {c.id}", paper="(not in the paper)")
             for c in (_r1(grid, 2), r2, _r3(grid, 2), r4)
         ]
-    e9 = e9 or {}
+    given = e9 or {}
+    e9 = {p: given[p] for p in ("default", *ABLATIONS) if p in given}
     claims = {
         cid: _claim(cid, paper, rule, check, grid, e9, e8) for cid, paper, rule, check in CLAIMS
     }

@@ -17,12 +17,14 @@ window share arrivals, sizes and runtimes.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
 from fluxgraph.errors import WorkloadError
+from fluxgraph.workload import load_workload
 from fluxgraph.workload.job import Job, Workload
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "map_natural",
     "map_trace",
     "natural_mix",
+    "trace_mix",
+    "trace_natural_mix",
     "window",
 ]
 
@@ -218,6 +222,35 @@ def natural_mix(
     out = _mixed(ordered, hours, large, rng, nodes, natural=True, catalogue=catalogue)
     metadata = MappingProxyType({"large_share": f"{share:.4f}"})
     return Workload.of(out, name=f"natural-w{index}", metadata=metadata)
+
+
+@functools.lru_cache(maxsize=4)
+def _mapped(trace: str, per_node: int) -> tuple[Job, ...]:
+    return tuple(map_trace(load_workload(trace), per_node=per_node))
+
+
+def trace_mix(
+    trace: str, per_node: int, jobs: int, index: int, x: int, nodes: int, catalogue: str
+) -> list[Job]:
+    """One cell's mix (spec §3.4): window ``index`` of ``jobs`` jobs of the trace file
+    ``trace`` mapped to whole nodes of ``per_node`` processors, ``x`` % large node-hours, on
+    ``nodes`` nodes. The mapped trace is cached (a grid reads each trace once)."""
+    return list(make_mix(window(_mapped(trace, per_node), index, jobs), x, nodes, index, catalogue))
+
+
+@functools.lru_cache(maxsize=2)
+def _natural(trace: str, per_node: int) -> tuple[tuple[Job, ...], int]:
+    jobs, dropped = map_natural(load_workload(trace), per_node=per_node)
+    return tuple(jobs), dropped
+
+
+def trace_natural_mix(
+    trace: str, per_node: int, jobs: int, index: int, nodes: int, catalogue: str
+) -> tuple[Workload, int]:
+    """One E7 cell's natural-memory mix (:func:`natural_mix` of window ``index`` of the trace
+    file mapped by :func:`map_natural`) and how many of the trace's jobs that mapping dropped."""
+    kept, dropped = _natural(trace, per_node)
+    return natural_mix(window(kept, index, jobs), nodes, index, catalogue), dropped
 
 
 def _ordered(jobs: Sequence[Job]) -> tuple[list[Job], list[int]]:

@@ -19,7 +19,6 @@ E1 is the grid's A-base cells (25, 25) and (25, 50) of window 0; E5 (model accur
 from __future__ import annotations
 
 import csv
-import functools
 import hashlib
 import importlib.util
 import io
@@ -32,31 +31,16 @@ from fluxgraph.errors import ExperimentError
 from fluxgraph.experiments.kinds import CellContext, Kind
 from fluxgraph.experiments.store import CellRow
 from fluxgraph.experiments.studies import StudyReport, parameters_text
-from fluxgraph.papers.disagg.alloc import LENDER_COMPUTE, LENDING
 from fluxgraph.papers.disagg.contention import INTERFERENCE
-from fluxgraph.papers.disagg.grid import (
-    ABLATIONS,
-    E9_CELLS,
-    E9_PROFILES,
-    MODEL_OPTIONS,
-    PAPER_SAVINGS,
-    DisaggGrid,
-    criteria,
-)
+from fluxgraph.papers.disagg.grid import E9_CELLS, PAPER_SAVINGS, DisaggGrid, criteria, options_of
 from fluxgraph.papers.disagg.machines import MemoryMachineSpec, large_count
 from fluxgraph.papers.disagg.metrics import run_metrics, timeline
-from fluxgraph.papers.disagg.mix import (
-    CATALOGUES,
-    make_mix,
-    map_natural,
-    map_trace,
-    natural_mix,
-    window,
-)
+from fluxgraph.papers.disagg.mix import CATALOGUES, trace_mix, trace_natural_mix
+from fluxgraph.papers.disagg.placement import LENDER_COMPUTE, LENDING
 from fluxgraph.papers.disagg.sim import DisaggRecord, DisaggResult, DisaggSimulator
 from fluxgraph.sched.output import JOBS_COLUMNS, job_row
 from fluxgraph.sched.records import JobRecord, parse_intervals
-from fluxgraph.workload import Job, Workload, load_workload
+from fluxgraph.workload import Job
 
 __all__ = ["KIND", "NAME", "TITLE", "YAML", "analyse", "label", "measure", "results"]
 
@@ -75,36 +59,6 @@ COLUMNS = (*JOBS_COLUMNS, *EXTRA_COLUMNS)
 def label(alloc: str) -> str:
     """The paper's name of an allocator."""
     return {"base": "A-base", "dis": "A-dis"}[alloc]
-
-
-@functools.lru_cache(maxsize=4)
-def _mapped(trace: str, per_node: int) -> tuple[Job, ...]:
-    return tuple(map_trace(load_workload(trace), per_node=per_node))
-
-
-def _mix(
-    trace: str, per_node: int, jobs: int, index: int, x: int, nodes: int, catalogue: str
-) -> list[Job]:
-    part = window(_mapped(trace, per_node), index, jobs)
-    return list(make_mix(part, x, nodes, index, catalogue))
-
-
-@functools.lru_cache(maxsize=2)
-def _natural(trace: str, per_node: int) -> tuple[tuple[Job, ...], int]:
-    jobs, dropped = map_natural(load_workload(trace), per_node=per_node)
-    return tuple(jobs), dropped
-
-
-def _natural_mix(
-    trace: str, per_node: int, jobs: int, index: int, nodes: int, catalogue: str
-) -> Workload:
-    return natural_mix(window(_natural(trace, per_node)[0], index, jobs), nodes, index, catalogue)
-
-
-def options_of(params: dict[str, Any]) -> dict[str, str]:
-    """A cell's model options (:data:`~fluxgraph.papers.disagg.grid.MODEL_OPTIONS`, the
-    defaults filled in)."""
-    return {k: str(params.get(k, v)) for k, v in MODEL_OPTIONS.items()}
 
 
 def _digest(records: list[DisaggRecord]) -> float:
@@ -165,14 +119,14 @@ def measure(params: dict[str, Any], trace: str, ctx: CellContext | None = None) 
     options = options_of(params)
     catalogue = options.pop("catalogue")
     if params["experiment"] == "E7":  # the trace's own memory (X is the trace's, not a knob)
-        workload = _natural_mix(trace, per_node, size, index, nodes, catalogue)
+        workload, dropped = trace_natural_mix(trace, per_node, size, index, nodes, catalogue)
         mix = list(workload)
         natural = {
             "large_share": float(workload.metadata["large_share"]),
-            "dropped_memory": _natural(trace, per_node)[1],
+            "dropped_memory": dropped,
         }
     else:
-        mix = _mix(trace, per_node, size, index, x, nodes, catalogue)
+        mix = trace_mix(trace, per_node, size, index, x, nodes, catalogue)
     spec = MemoryMachineSpec(nodes, large_count(nodes, s))
     started = time.process_time()
     result = DisaggSimulator(spec, mix, params["alloc"], **options).run()
@@ -360,11 +314,6 @@ def _figures(g: DisaggGrid, out: Path, report: StudyReport) -> None:
     report.figures.append(("Fig. 7: CPU against memory utilisation (E4)", fig))
 
 
-def _e9(rows: list[CellRow]) -> dict[str, DisaggGrid]:
-    """E9's cells (E2, window 0) under each of its profiles."""
-    return {p: DisaggGrid(rows, "E2", p, windows=(0,), pairs=E9_CELLS) for p in E9_PROFILES}
-
-
 def _e9_table(grids: dict[str, DisaggGrid]) -> list[list[Any]]:
     """E9 (amendment A.4): NT and mean response of A-base and A-dis per cell and profile."""
     body = []
@@ -417,8 +366,8 @@ def analyse(rows: list[CellRow], out: Path, quick: bool) -> StudyReport:
     """Criteria R0-R9 (and E6's R1-R4), the E2-E4, E6, E7 and E9 tables, the regime lines,
     the figures."""
     grid, kth, wagap = DisaggGrid(rows, "E2"), DisaggGrid(rows, "E6"), DisaggGrid(rows, "E7")
-    e9 = _e9(rows)
-    checks = criteria(grid, e9={p: e9[p] for p in ("default", *ABLATIONS)})
+    e9 = DisaggGrid.e9(rows)
+    checks = criteria(grid, e9=e9)
     report = StudyReport(TITLE, checks + (criteria(kth, robustness=True) if kth else []))
     for name, g in (("E2 (lublin)", grid), ("E6 (KTH)", kth), ("E7 (wagap, natural)", wagap)):
         if not g:
