@@ -26,10 +26,11 @@ from fluxgraph.planner.planner import Planner
 __all__ = ["add_multi_span_id", "add_span_id", "take_id", "take_multi_id"]
 
 
-def take_id(p: Planner) -> int:
-    """The id :meth:`Planner.add_span` would give next, taken (the next call gets the one after)."""
-    p._counter += 1
-    return p._counter
+def take_id(p: Planner, count: int = 1) -> int:
+    """The ``count`` ids :meth:`Planner.add_span` would give next, taken; the first of them."""
+    first = p._counter + 1
+    p._counter += count
+    return first
 
 
 def add_span_id(p: Planner, sid: int, start: int, duration: int, request: int) -> None:
@@ -52,12 +53,12 @@ def add_span_id(p: Planner, sid: int, start: int, duration: int, request: int) -
     _ascending(p._spans, sid)
 
 
-def take_multi_id(m: PlannerMulti) -> tuple[int, list[int]]:
-    """The ids :meth:`PlannerMulti.add_span` would give next (its own and each sub-planner's),
-    taken."""
+def take_multi_id(m: PlannerMulti, count: int = 1) -> tuple[int, list[int]]:
+    """The ids of the ``count`` multi-spans :meth:`PlannerMulti.add_span` would add next (its
+    own and each sub-planner's), taken; those of the first of them."""
     mid = m._counter
-    m._counter = mid + 1
-    return mid, [take_id(p) for p in m._planners]
+    m._counter = mid + count
+    return mid, [take_id(p, count) for p in m._planners]
 
 
 def add_multi_span_id(

@@ -210,6 +210,9 @@ class FlatNodes(Deferral):
         pooled: dict[str, int] = {}  # pool units of pruning types taken at the root
         deferred = self.defer and alloc_type == ALLOC_ORELSE_RESERVE
         writes: list = []
+        unsynced = self._unsynced
+        if allocating and not deferred:
+            self._keyed_at = -1
         for i in shape.emission(chosen):
             if i >= n:  # a leaf of the root's pool, taken whole
                 e, c = shape.extra[i - n]
@@ -232,8 +235,10 @@ class FlatNodes(Deferral):
                     if vector is None:
                         vector = vectors[kind] = [below[kind].get(t, 0) for t in sp.resource_types]
             if deferred:
-                writes.append(self._take(i, (*(dst[e] for e in edges), v), sp, vector))
+                writes.append(self._take(i, vector))
             elif allocating:  # _hold of each leaf (whole) and of the node, inline: the hot loop
+                if i in unsynced:
+                    self._sync(i)
                 for c in (*(dst[e] for e in edges), v):
                     size = sizes[c]
                     p = plans[c]
@@ -365,9 +370,19 @@ class FlatNodes(Deferral):
         edges = shape.edges
         if self.pending:
             self.settle(now)
+        keyed = None
+        if self.defer:  # (see :attr:`Deferral._keyed`)
+            if now != self._keyed_at:
+                self._keyed, self._keyed_at = set(), now
+            keyed = self._keyed
         moved = []
         for i in positions:
-            weight = self._weight(shape.nodes[i], edges[i], now)
+            v = shape.nodes[i]
+            if keyed is not None:
+                if v in keyed:
+                    continue
+                keyed.add(v)
+            weight = self._weight(v, edges[i], now)
             if weight is not None:
                 moved.append((edges[i], weight))
         if moved:
@@ -521,6 +536,8 @@ class FlatNodes(Deferral):
         dom = tr.dom
         positions = self.jobs.pop(jobid, [])
         unwritten = self.pending.pop(jobid, None) is not None
+        if not unwritten:
+            self._keyed_at = -1
         self.serving.pop(jobid, None)
         self._known_root.discard(jobid)
         tags, x_spans, x_checkers = sched.tags, sched.x_spans, sched.x_checkers

@@ -52,9 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Deferral"]
 
-#: One node's recorded writes: (position, span ids of each leaf's and the node's planner and
-#: exclusivity checker in turn, the node aggregate's ids or ``None``, its count vector)
-NodeWrites = tuple[int, list[int], "tuple[int, list[int]] | None", "list[int] | None"]
+#: One node's recorded writes: [position, the node aggregate's count vector (``None``: no
+#: aggregate span), k, first, multi]. Filled in when the node is synced: the booking's span
+#: ids are ``k`` past ``first`` (the first ids taken then, of each leaf's and the node's
+#: planner and exclusivity checker in turn) and past ``multi`` (the aggregate's)
+NodeWrites = list
 
 
 class Deferral(Mirror):
@@ -68,24 +70,57 @@ class Deferral(Mirror):
         #: job id -> (start, duration, the writes of each node), in booking order
         self.pending: dict[int, tuple[int, int, list[NodeWrites]]] = {}
         self._pending_from = INT64_MAX  # no pending reservation starts before this
+        #: nodes whose ``first`` weight was re-keyed at time ``_keyed_at`` with no write to a
+        #: node aggregate since (only deferred reservations booked, which write none): booking
+        #: one again at that time gives it the same weight
+        self._keyed: set[int] = set()
+        self._keyed_at = -1
+        #: node position -> the bookings recorded there whose span ids are not taken yet
+        self._unsynced: dict[int, list[NodeWrites]] = {}
 
-    def _take(self, i: int, vertices: tuple[int, ...], aggregate, vector) -> NodeWrites:
-        """Record the writes of booking node position ``i`` whole (its leaves then the node:
-        ``vertices``, and its ``aggregate`` with ``vector``): take their span ids."""
-        sched = self.tr.graph.schedule
-        plans, x_checkers = sched.plans, sched.x_checkers
+    def _take(self, i: int, vector: list[int] | None) -> NodeWrites:
+        """Record the writes of booking node position ``i`` whole, with aggregate ``vector``;
+        its span ids are taken when the node is next synced (:meth:`_sync`)."""
+        record = [i, vector, 0, None, None]
+        taken = self._unsynced.get(i)
+        if taken is None:
+            self._unsynced[i] = [record]
+        else:
+            taken.append(record)
+        return record
+
+    def _sync(self, i: int) -> None:
+        """Take the span ids of the bookings recorded on node position ``i`` since it was last
+        synced, in booking order: each of its planners advances by their number at once (the
+        node's planners are written by nothing else meanwhile: an eager booking of the node
+        syncs it first, and anything else flushes)."""
+        records = self._unsynced.pop(i, None)
+        if not records:
+            return
+        shape = self.shape
+        assert shape is not None
         g = self.tr.graph
-        ids = []
-        for c in vertices:
+        sched = g.schedule
+        plans, x_checkers = sched.plans, sched.x_checkers
+        count = len(records)
+        v = shape.nodes[i]
+        first = []
+        for c in (*(g.edge_dst[e] for e in shape.node_edges[i]), v):
             p = plans[c]
             if p is None:
                 p = plans[c] = SmallPlanner(g.sizes[c], g.types[c])
             x = x_checkers[c]
             if x is None:
                 x = x_checkers[c] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
-            ids.append(p.take_id())
-            ids.append(x.take_id())
-        return i, ids, None if vector is None else take_multi_id(aggregate), vector
+            first.append(p.take_id(count))
+            first.append(x.take_id(count))
+        multi = None
+        if records[0][1] is not None:
+            multi = take_multi_id(sched.subplans[v][self.tr.dom], count)
+        for k, record in enumerate(records):
+            record[2] = k
+            record[3] = first
+            record[4] = multi
 
     def _record(self, jobid: int, at: int, duration: int, writes: list[NodeWrites]) -> None:
         self.pending[jobid] = (at, duration, writes)
@@ -93,7 +128,11 @@ class Deferral(Mirror):
             self._pending_from = at
 
     def flush(self) -> None:
-        """Write every pending reservation into the planners, in booking order."""
+        """Write every pending reservation into the planners, in booking order (called
+        before anything but the fast path reads or writes them)."""
+        self._keyed_at = -1
+        for i in list(self._unsynced):
+            self._sync(i)
         if not self.pending:
             return
         pending, self.pending = self.pending, {}
@@ -104,17 +143,19 @@ class Deferral(Mirror):
         sched = g.schedule
         sizes, dst, dom = g.sizes, g.edge_dst, self.tr.dom
         for jobid, (at, duration, writes) in pending.items():
-            for i, ids, mids, vector in writes:
+            for i, vector, k, first, multi in writes:
                 v = shape.nodes[i]
-                k = 0
+                ids = iter(first)
                 for c in (*(dst[e] for e in shape.node_edges[i]), v):
-                    sched.plans[c].add_span_id(ids[k], at, duration, sizes[c])
-                    _put(sched.reservations, c, jobid, ids[k])
+                    sid = next(ids) + k
+                    sched.plans[c].add_span_id(sid, at, duration, sizes[c])
+                    _put(sched.reservations, c, jobid, sid)
                     _put(sched.tags, c, jobid, jobid)
-                    sched.x_checkers[c].add_span_id(ids[k + 1], at, duration, 1)
-                    _put(sched.x_spans, c, jobid, ids[k + 1])
-                    k += 2
-                if mids is not None:
+                    sid = next(ids) + k
+                    sched.x_checkers[c].add_span_id(sid, at, duration, 1)
+                    _put(sched.x_spans, c, jobid, sid)
+                if multi is not None:
+                    mids = (multi[0] + k, [sid + k for sid in multi[1]])
                     add_multi_span_id(sched.subplans[v][dom], mids, at, duration, vector)
                     _put(sched.job2span, v, jobid, mids[0])
 

@@ -108,8 +108,9 @@ class SmallPlanner:
         p._big = None
         return p
 
-    def take_id(self) -> int:
-        """The id :meth:`add_span` would give next, taken (see :mod:`fluxgraph.planner.ids`).
+    def take_id(self, count: int = 1) -> int:
+        """The ``count`` ids :meth:`add_span` would give next, taken; the first of them (see
+        :mod:`fluxgraph.planner.ids`).
 
         >>> p = SmallPlanner(4, "core"); late = p.take_id(); p.add_span(0, 5, 1)
         2
@@ -117,9 +118,9 @@ class SmallPlanner:
         [1, 2]
         """
         if self._big is not None:
-            return _ids.take_id(self._big)
-        self._counter += 1
-        return self._counter
+            return _ids.take_id(self._big, count)
+        self._counter += count
+        return self._counter - count + 1
 
     def add_span_id(self, sid: int, start: int, duration: int, amount: int) -> None:
         """:meth:`add_span` under the id ``sid`` taken by :meth:`take_id` (same checks)."""
