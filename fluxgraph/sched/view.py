@@ -9,6 +9,12 @@ reservation, when the next pass's first booking reserves the same job again, the
 Any other first booking drops it before it is made, so every booking of a pass meets the state
 it would meet with every previous reservation cancelled.
 
+Within a pass the planners only fill up (starts and reservations add bookings; ``fits`` undoes
+its own), so the built-in passes' dominance rule holds here too: once a job fails to start now
+(or is reserved later), :meth:`View.start` of a job of the same family (the allocator's
+``family``) asking for at least as many units for at least as long fails without a matcher call
+(counted in ``stats["skipped"]``).
+
 >>> from fluxgraph.machines import build_machine
 >>> from fluxgraph.sched import Simulator
 >>> from fluxgraph.workload import Job
@@ -67,6 +73,8 @@ class View:
         self.started: set[int] = set()
         self._acted: set[int] = set()
         self._stale = stale
+        #: family -> (count, walltime) of requests that failed to start in this pass
+        self._failed: dict[object, list[tuple[int, int]]] = {}
 
     def queue(self) -> list[int]:
         if not self.started:
@@ -107,13 +115,30 @@ class View:
         sim.stats["cancel"] += 1
         return None
 
+    def _failing(self, key: int, record: bool) -> bool:
+        """Whether job ``key`` provably fails to start now (a request of its family no larger
+        and no longer failed in this pass); with ``record``, remember that it failed."""
+        job = self._sim._records[key].job
+        family = self._sim.allocator.family(job)
+        if family is None:
+            return False
+        failed = self._failed.setdefault(family[0], [])
+        if record:
+            failed.append((family[1], job.walltime))
+            return True
+        return any(c <= family[1] and w <= job.walltime for c, w in failed)
+
     def start(self, key: int) -> bool:
         self._check(key)
         self.claim(None)
         sim = self._sim
+        if self._failing(key, False):
+            sim.stats["skipped"] += 1
+            return False
         sim.stats["allocate"] += 1
         alloc, mid = sim._book(key, self.now, False)
         if alloc is None:
+            self._failing(key, True)
             return False
         sim._start(key, self.now, alloc, mid)
         self.started.add(key)
@@ -127,10 +152,12 @@ class View:
         if kept is not None:
             self._acted.add(key)
             sim._records[key].reservations += 1
+            self._failing(key, True)  # (its start lies ahead)
             return kept
         sim.stats["reserve"] += 1
         alloc, mid = sim._book(key, self.now, True)
         if alloc is None:
+            self._failing(key, True)
             return None
         self._acted.add(key)
         if alloc.at == self.now:
@@ -139,6 +166,7 @@ class View:
         else:
             sim._held[mid] = (key, alloc.at)
             sim._records[key].reservations += 1
+            self._failing(key, True)
         return alloc.at
 
     def fits(self, keys: Iterable[int]) -> bool:

@@ -11,7 +11,7 @@ from errno import EINVAL
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.traverser.dfu import ALLOC, ALLOC_ORELSE_RESERVE, NO_ALLOC, Selector
-from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, JobMeta, SmallPlanner
+from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, JobMeta, SmallPlanner, put
 
 __all__ = ["Booker"]
 
@@ -136,16 +136,8 @@ class Booker(Selector):
                         emit_edg(g, e, excl)  # (its level stays raised, as in walk)
                         continue
                 if table is not None:
-                    d = table[tgt]
-                    if d is None:
-                        table[tgt] = {jobid: span}
-                    else:
-                        d[jobid] = span
-                d = tags[tgt]
-                if d is None:
-                    tags[tgt] = {jobid: jobid}
-                else:
-                    d[jobid] = jobid
+                    put(table, tgt, jobid, span)
+                put(tags, tgt, jobid, jobid)
                 p = x_checkers[tgt]
                 if p is None and window_ok:
                     x_checkers[tgt] = SmallPlanner.holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
@@ -158,11 +150,7 @@ class Booker(Selector):
                     except PlannerError:
                         emit_edg(g, e, excl)
                         continue
-                d = x_spans[tgt]
-                if d is None:
-                    x_spans[tgt] = {jobid: span}
-                else:
-                    d[jobid] = span
+                put(x_spans, tgt, jobid, span)
                 utype = types[tgt]
                 if utype in ptypes:
                     acc[utype] = acc.get(utype, 0) + size
@@ -224,18 +212,10 @@ class Booker(Selector):
                         except PlannerError:
                             return n  # the reference logs and returns, leaving its level raised
                     if table is not None:
-                        d = table[u]
-                        if d is None:
-                            table[u] = {jobid: span}
-                        else:
-                            d[jobid] = span
+                        put(table, u, jobid, span)
             if n > 0 and allocating:
                 try:
-                    d = tags[u]
-                    if d is None:
-                        tags[u] = {jobid: jobid}
-                    else:
-                        d[jobid] = jobid
+                    put(tags, u, jobid, jobid)
                     p = x_checkers[u]
                     if p is None and window_ok:
                         x_checkers[u] = SmallPlanner.holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
@@ -244,11 +224,7 @@ class Booker(Selector):
                         if p is None:
                             p = x_checkers[u] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
                         span = p.add_span(at, duration, 1)
-                    d = x_spans[u]
-                    if d is None:
-                        x_spans[u] = {jobid: span}
-                    else:
-                        d[jobid] = span
+                    put(x_spans, u, jobid, span)
                     sp = subplans[u]
                     if sp is not None:
                         sp = sp.get(dom)

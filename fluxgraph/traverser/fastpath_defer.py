@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from fluxgraph.planner import INT64_MAX
 from fluxgraph.planner.ids import add_multi_span_id, take_multi_id
 from fluxgraph.traverser.fastpath_mirror import Mirror
-from fluxgraph.traverser.state import X_CHECKER_NJOBS, SmallPlanner
+from fluxgraph.traverser.state import X_CHECKER_NJOBS, SmallPlanner, put
 
 if TYPE_CHECKING:
     from fluxgraph.traverser.core import Traverser
@@ -149,15 +149,15 @@ class Deferral(Mirror):
                 for c in (*(dst[e] for e in shape.node_edges[i]), v):
                     sid = next(ids) + k
                     sched.plans[c].add_span_id(sid, at, duration, sizes[c])
-                    _put(sched.reservations, c, jobid, sid)
-                    _put(sched.tags, c, jobid, jobid)
+                    put(sched.reservations, c, jobid, sid)
+                    put(sched.tags, c, jobid, jobid)
                     sid = next(ids) + k
                     sched.x_checkers[c].add_span_id(sid, at, duration, 1)
-                    _put(sched.x_spans, c, jobid, sid)
+                    put(sched.x_spans, c, jobid, sid)
                 if multi is not None:
                     mids = (multi[0] + k, [sid + k for sid in multi[1]])
                     add_multi_span_id(sched.subplans[v][dom], mids, at, duration, vector)
-                    _put(sched.job2span, v, jobid, mids[0])
+                    put(sched.job2span, v, jobid, mids[0])
 
     def invalidate(self) -> None:
         self.flush()
@@ -174,12 +174,3 @@ class Deferral(Mirror):
             self._pending_from = min((at for at, _, _ in self.pending.values()), default=INT64_MAX)
             if now >= self._pending_from:
                 self.flush()
-
-
-def _put(table: list, v: int, key: int, value: int) -> None:
-    """``table[v][key] = value``, creating vertex ``v``'s map on first use."""
-    d = table[v]
-    if d is None:
-        table[v] = {key: value}
-    else:
-        d[key] = value

@@ -24,6 +24,7 @@ __all__ = [
     "SmallPlanner",
     "avail_during",
     "own_planner",
+    "put",
     "x_checker",
 ]
 
@@ -329,6 +330,19 @@ class SmallPlanner:
         return self.copy()._promote() == other
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def put(table: list, v: int, key: int, value: int) -> None:
+    """``table[v][key] = value`` for a per-vertex job map (``None`` until its first entry).
+
+    >>> tags = [None]; put(tags, 0, 7, 7); tags
+    [{7: 7}]
+    """
+    d = table[v]
+    if d is None:
+        table[v] = {key: value}
+    else:
+        d[key] = value
 
 
 def own_planner(graph: ResourceGraph, v: int) -> SmallPlanner:

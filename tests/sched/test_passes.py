@@ -162,3 +162,21 @@ def test_running_jobs_report_the_pools_they_hold():
 
     Simulator(graph, [Job(1, 0, 5, 5, procs=2, memory=3)], runtime=Recorder()).run()
     assert seen == [[("memory", 8)]]  # an exclusive slot takes the whole memory vertex
+
+
+def test_the_view_skips_starts_a_smaller_failure_dominates():
+    """Once a job fails to start now (here: is reserved), a job of its family asking for at
+    least as many nodes for at least as long is refused without a matcher call; the schedule
+    stays the oracle's."""
+    jobs = [
+        Job(1, 0, 100, 100, procs=2),
+        Job(2, 1, 50, 50, procs=2),  # reserved at 100
+        Job(3, 1, 60, 60, procs=2),  # no easier than job 2: skipped
+        Job(4, 1, 40, 40, procs=2),  # shorter: asked for
+    ]
+    graph = build_machine("nodes=2,cores=1")
+    sim = Simulator(graph, jobs, policy="low", scheduler=BackfillPass("easy"))
+    result = sim.run()
+    got = {r.job.id: (r.start, r.end, r.nodes) for r in result.jobs}
+    assert got == oracle_schedule(jobs, 2, 1, "easy")
+    assert sim.stats["skipped"] >= 1
