@@ -71,6 +71,7 @@ from fluxgraph.traverser.state import (
     SATISFIABILITY,
     X_CHECKER_NJOBS,
     SmallPlanner,
+    put,
 )
 
 if TYPE_CHECKING:
@@ -331,28 +332,15 @@ class FlatNodes(Deferral):
             else:
                 span = p.add_span(at, duration, amount)
             if table is not None:
-                d = table[v]
-                if d is None:
-                    table[v] = {jobid: span}
-                else:
-                    d[jobid] = span
-        tags = sched.tags
-        d = tags[v]
-        if d is None:
-            tags[v] = {jobid: jobid}
-        else:
-            d[jobid] = jobid
+                put(table, v, jobid, span)
+        put(sched.tags, v, jobid, jobid)
         p = sched.x_checkers[v]
         if p is None:
             sched.x_checkers[v] = SmallPlanner.holding(X_CHECKER_NJOBS, "jobs", at, end, 1)
             span = 1
         else:
             span = p.add_span(at, duration, 1)
-        d = sched.x_spans[v]
-        if d is None:
-            sched.x_spans[v] = {jobid: span}
-        else:
-            d[jobid] = span
+        put(sched.x_spans, v, jobid, span)
 
     def _order(self) -> Iterable[int]:
         """The node positions in the walk's candidate order: the learned edge order for the
