@@ -355,6 +355,11 @@ class Matcher:
             self._shadow.properties_changed()
         self._forget_mirror()
 
+    @property
+    def verifying(self) -> bool:
+        """Whether every operation is also run on a walk-only twin (``fastpath="verify"``)."""
+        return self._shadow is not None
+
     def _settle(self) -> None:
         """Write the fast path's deferred reservations (something else reads the planners)."""
         fast = self.traverser.fastpath

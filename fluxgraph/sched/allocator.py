@@ -12,6 +12,7 @@ queue policies, priorities, metrics and outputs.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from errno import ENODEV
 from typing import Protocol
@@ -189,9 +190,23 @@ class MatcherAllocator:
         twin (:meth:`fluxgraph.traverser.fastpath.FlatNodes.reselects` decides).
         """
         fast = self.matcher.traverser.fastpath
-        if jobid not in self._fast_reserved or fast is None or self.matcher._shadow is not None:
+        if jobid not in self._fast_reserved or fast is None or self.matcher.verifying:
             return False
         return fast.reselects(jobid, now)
+
+    def stands(self, jobid: int, now: int, ignore: Collection[int]) -> bool:
+        """Whether reservation ``jobid`` is what booking its job again at ``now`` would give,
+        when the caller knows that booking meets the state the reservation was made on (the
+        same running jobs and earlier reservations; ``ignore``, the reservations made after
+        it, cancelled): always where the match policy learns no order (its choice is a
+        function of that state), else when the fast path chooses the same nodes under the
+        order learned since (re-keyed then as the booking would re-key it)."""
+        if not self.matcher.policy.stop_on_k:
+            return True
+        fast = self.matcher.traverser.fastpath
+        if jobid not in self._fast_reserved or fast is None or self.matcher.verifying:
+            return False
+        return fast.reselects(jobid, now, ignore)
 
     def family(self, job: Job) -> tuple[object, int]:
         return self.shape.family(self.shape.key(job))

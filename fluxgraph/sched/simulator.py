@@ -24,7 +24,9 @@ Two shortcuts skip matcher calls whose outcome is already known; both give ident
   planner state the previous pass met: the previous pass's outcomes stand for the longest prefix
   of the queue that is unchanged, and the walk resumes after it. Every reservation in that
   prefix lies after the new ``now`` (running spans end only after their finish events), so
-  re-making it would give the same time and the same resources.
+  re-making it would give the same time; and the same resources where the allocator's
+  ``stands`` says so (a policy that learns its candidate order, ``first``, may have re-keyed
+  it since: the prefix then ends before the first reservation it would move).
 
 A third (``incremental``, on by default) keeps the last pass's first reservation
 instead of cancelling and re-making it, when the pass walks its job first and may still reserve:
@@ -149,6 +151,7 @@ class Simulator:
         keep = getattr(allocator, "keep", None)
         exact = incremental and kill_at_walltime and self._retime_hook is None
         self._keep = keep if exact else None
+        self._stands = getattr(allocator, "stands", None)
         self.kill_at_walltime = kill_at_walltime
         self.runtime = runtime if runtime is not None else TraceRuntime()
         self.progress = progress
@@ -366,6 +369,7 @@ class Simulator:
             limit = min(len(order), len(last.order))
             while resume < limit and order[resume] == last.order[resume]:
                 resume += 1
+            resume = self._standing(last, resume, now)
             stats["resumed_passes"] += resume > 0
         walk = _Pass(last.order[:resume], last.outcome[:resume], last.reservation[:resume])
         failed: dict[tuple, list[tuple[int, int]]] = {}
@@ -424,6 +428,23 @@ class Simulator:
             first = 0
         if first != self._watch:
             self._watch, self._horizon = first, -1
+
+    def _standing(self, last: _Pass, resume: int, now: int) -> int:
+        """How much of the last pass's first ``resume`` outcomes stand: up to the first
+        reservation the allocator's ``stands`` does not vouch for (re-making it, with the later
+        ones cancelled, meets the state it was made on, but a learned match order may since
+        have moved; see the module docstring). Without ``stands``, all of them."""
+        stands = self._stands
+        if stands is None:
+            return resume
+        later = {rid for rid in last.reservation if rid}
+        for k in range(resume):
+            rid = last.reservation[k]
+            if rid:
+                later.discard(rid)
+                if not stands(rid, now, later):
+                    return k
+        return resume
 
     def _keepable(self, key: int, last: _Pass, resume: int, now: int) -> int:
         """The last pass's first reservation when it is queued job ``key``'s, the first job

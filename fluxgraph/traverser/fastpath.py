@@ -75,7 +75,7 @@ from fluxgraph.traverser.state import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Collection, Iterable
 
     from fluxgraph.traverser.core import Traverser
     from fluxgraph.traverser.request import Request
@@ -416,10 +416,11 @@ class FlatNodes(Deferral):
         tr._sorted_out[root] = None  # rebuilt from the weights on next use
         tr._sorted_keys[root] = None
 
-    def reselects(self, jobid: int, now: int) -> bool:
+    def reselects(self, jobid: int, now: int, ignore: Collection[int] = ()) -> bool:
         """Whether cancelling reservation ``jobid`` and re-booking its request at its own start
-        (the match made at ``now``) would select the same nodes; if so, the exploration weights
-        are re-keyed as that booking would re-key them, and the reservation stands for it.
+        (the match made at ``now``, with the bookings ``ignore`` cancelled too) would select
+        the same nodes; if so, the exploration weights are re-keyed as that booking would
+        re-key them, and the reservation stands for it.
 
         The caller vouches that the start cannot move (the earliest start is not this method's
         question) and that the reservation was booked by this engine for a request it accepts.
@@ -467,14 +468,15 @@ class FlatNodes(Deferral):
         serving = self.serving.get(jobid)
         if serving is None and len(shape.kinds) > 1:
             return False  # (which kinds serve the job's request is not known)
-        chosen = self._first_free(self._order(), len(nodes), at, end, but=jobid, kinds=serving)
+        but = {jobid, *ignore}
+        chosen = self._first_free(self._order(), len(nodes), at, end, but=but, kinds=serving)
         if chosen is None or sorted(chosen) != nodes:
             return False
         if leaves:
             pool = {tr.graph.types[shape.extra[i - n][1]] for i in leaves}
             if policy.stop_on_k or len(pool) != 1 or next(iter(pool)) not in shape.pool:
                 return False
-            got = self._first_free(self._pool_order(pool.pop()), len(leaves), at, end, but=jobid)
+            got = self._first_free(self._pool_order(pool.pop()), len(leaves), at, end, but=but)
             if got is None or sorted(got) != leaves:
                 return False
         if policy.stop_on_k:
@@ -488,19 +490,19 @@ class FlatNodes(Deferral):
         at: int,
         end: int,
         now: bool = False,
-        but: int = -1,
+        but: Collection[int] = (),
         kinds: list[bool] | None = None,
     ) -> list[int] | None:
-        """The first ``count`` positions of ``order`` that no job but ``but`` touches during
-        ``[at, end)`` (nor, for a match made ``now``, allocates at all), among nodes of the
-        ``kinds`` marked (default all); ``None`` if fewer."""
+        """The first ``count`` positions of ``order`` that no job but those in ``but`` touches
+        during ``[at, end)`` (nor, for a match made ``now``, allocates at all), among nodes of
+        the ``kinds`` marked (default all); ``None`` if fewer."""
         busy, nalloc, kind_of = self.busy, self.nalloc, self.shape.kind_of
         chosen = []
         for i in order:
             if (now and nalloc[i]) or (kinds is not None and not kinds[kind_of[i]]):
                 continue
             for s, e, j, _ in busy[i]:
-                if s < end and e > at and j != but:
+                if s < end and e > at and j not in but:
                     break
             else:
                 chosen.append(i)
