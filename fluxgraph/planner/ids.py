@@ -18,22 +18,31 @@ as the id of a span added and removed again is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from fluxgraph.planner.errors import PlannerExistsError, PlannerInvalidError
 from fluxgraph.planner.multi import PlannerMulti
-from fluxgraph.planner.planner import Planner
 
 __all__ = ["add_multi_span_id", "add_span_id", "take_id", "take_multi_id"]
 
 
-def take_id(p: Planner, count: int = 1) -> int:
+class _Counted(Protocol):
+    """A planner whose span ids are a counter (:class:`Planner`, the traverser's small ones)."""
+
+    _counter: int
+    _spans: dict
+
+    def add_span(self, start: int, duration: int, request: int) -> int: ...
+
+
+def take_id(p: _Counted, count: int = 1) -> int:
     """The ``count`` ids :meth:`Planner.add_span` would give next, taken; the first of them."""
     first = p._counter + 1
     p._counter += count
     return first
 
 
-def add_span_id(p: Planner, sid: int, start: int, duration: int, request: int) -> None:
+def add_span_id(p: _Counted, sid: int, start: int, duration: int, request: int) -> None:
     """:meth:`Planner.add_span` under the taken id ``sid`` (same checks and errors); the span
     ids stay in ascending order.
 

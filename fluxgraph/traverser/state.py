@@ -118,24 +118,12 @@ class SmallPlanner:
         >>> p.add_span_id(late, 5, 5, 4); sorted(p.span_ids())
         [1, 2]
         """
-        if self._big is not None:
-            return _ids.take_id(self._big, count)
-        self._counter += count
-        return self._counter - count + 1
+        return _ids.take_id(self if self._big is None else self._big, count)
 
     def add_span_id(self, sid: int, start: int, duration: int, amount: int) -> None:
         """:meth:`add_span` under the id ``sid`` taken by :meth:`take_id` (same checks)."""
-        if self._big is not None or len(self._spans) >= SMALL_SPANS:
-            _ids.add_span_id(self._big or self._promote(), sid, start, duration, amount)
-            return
-        counter = self._counter
-        if not 0 < sid <= counter:
-            raise PlannerInvalidError(f"span id {sid!r} was not taken")
-        self._counter = sid - 1
-        try:
-            self.add_span(start, duration, amount)
-        finally:
-            self._counter = counter
+        kept_small = self._big is None and len(self._spans) < SMALL_SPANS
+        _ids.add_span_id(self if kept_small else self._promote(), sid, start, duration, amount)
 
     def _promote(self) -> Planner:
         big = self._big

@@ -31,8 +31,8 @@ def _jobs(rng: random.Random, n: int, max_procs: int) -> list[Job]:
     return jobs
 
 
-def _schedule(spec, jobs, queue, policy, shape, priority, kill, incremental):
-    sim = Simulator(
+def _schedule(spec, jobs, queue, policy, shape, priority, kill, incremental, cls=Simulator):
+    sim = cls(
         build_machine(spec),
         jobs,
         queue=queue,

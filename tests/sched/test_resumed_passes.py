@@ -14,9 +14,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_incremental import _case, _jobs
+from test_incremental import _case, _jobs, _schedule
 
-from fluxgraph.machines import build_machine
 from fluxgraph.sched import Simulator
 
 
@@ -26,18 +25,11 @@ class _Remaking(Simulator):
     _dirty = property(lambda self: True, lambda self, value: None)
 
 
-def _rows(cls, spec, jobs, queue, policy, shape, priority, kill):
-    sim = cls(
-        build_machine(spec),
-        jobs,
-        queue=queue,
-        priority=priority,
-        shape=shape,
-        policy=policy,
-        kill_at_walltime=kill,
-    )
-    r = sim.run()
-    return [(j.job.id, j.start, j.end, j.nodes, j.cores, j.reason) for j in r.jobs], sim.stats
+def _rows(cls, *case):
+    """Every job's start, end, resources and reason (not its reservation count: a resumed
+    reservation is not counted again), and the run's statistics."""
+    rows, stats = _schedule(*case, True, cls=cls)
+    return [row[:-1] for row in rows], stats
 
 
 @pytest.mark.parametrize("seed", range(32))
