@@ -199,14 +199,15 @@ class MatcherAllocator:
         when the caller knows that booking meets the state the reservation was made on (the
         same running jobs and earlier reservations; ``ignore``, the reservations made after
         it, cancelled): always where the match policy learns no order (its choice is a
-        function of that state), else when the fast path chooses the same nodes under the
-        order learned since (re-keyed then as the booking would re-key it)."""
+        function of that state) or the learned order has not moved since it was chosen, else
+        when the fast path chooses the same nodes under the order learned since (re-keyed then
+        as the booking would re-key it)."""
         if not self.matcher.policy.stop_on_k:
             return True
         fast = self.matcher.traverser.fastpath
         if jobid not in self._fast_reserved or fast is None or self.matcher.verifying:
             return False
-        return fast.reselects(jobid, now, ignore)
+        return fast.unmoved(jobid) or fast.reselects(jobid, now, ignore)
 
     def family(self, job: Job) -> tuple[object, int]:
         return self.shape.family(self.shape.key(job))

@@ -24,6 +24,9 @@ __all__ = ["Explorer"]
 class Explorer:
     """Child exploration of the selection walk (a base of ``Selector``)."""
 
+    #: times an exploration weight changed (a learned order moved; see ``FlatNodes.unmoved``)
+    weight_moves = 0
+
     def sorted_out_edges(self, u: int) -> list[int]:
         """``u``'s out-edges by descending (weight, target uniq_id): dynamic exploration order.
 
@@ -63,6 +66,8 @@ class Explorer:
 
     def rekey_edge(self, u: int, e: int, weight: int) -> None:
         """Give out-edge ``e`` of ``u`` a new exploration weight, keeping the order sorted."""
+        if self.e_weight[e] != weight:
+            self.weight_moves += 1
         lst = self._sorted_out[u]
         if lst is None:
             self.e_weight[e] = weight

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.policies.ids import IdOrder
-from fluxgraph.traverser.fastpath_defer import Deferral
+from fluxgraph.traverser.fastpath_order import LearnedOrder
 from fluxgraph.traverser.fastpath_shape import Want, node_request
 from fluxgraph.traverser.state import (
     ALLOC,
@@ -84,7 +84,7 @@ if TYPE_CHECKING:
 __all__ = ["FlatNodes"]
 
 
-class FlatNodes(Deferral):
+class FlatNodes(LearnedOrder):
     """The fast path's engine on one traverser (see the module docstring).
 
     ``used`` counts the matches it answered; :meth:`_check` compares its mirror with the
@@ -279,6 +279,8 @@ class FlatNodes(Deferral):
             emit_vtx(g, v, 2, sizes[v], True, False)
             emit_edg(g, root_edges[i], False)
         if tr.policy.stop_on_k:  # (each weight reads only its own node's aggregate)
+            if allocating:
+                self._chosen_at[jobid] = tr.weight_moves
             self._relearn(chosen, meta.now)  # (no pool leaves under these policies)
         if deferred:
             self._record(jobid, at, duration, writes)
@@ -341,80 +343,6 @@ class FlatNodes(Deferral):
         else:
             span = p.add_span(at, duration, 1)
         put(sched.x_spans, v, jobid, span)
-
-    def _order(self) -> Iterable[int]:
-        """The node positions in the walk's candidate order: the learned edge order for the
-        ``first`` policies (lazily), else by node id."""
-        shape = self.shape
-        policy = self.tr.policy
-        if policy.stop_on_k:
-            return shape.learned(self.tr.sorted_out_edges(shape.root))
-        return shape.by_id_high if policy.prefer_high else shape.by_id_low
-
-    def _relearn(self, positions: list[int], now: int) -> None:
-        """Re-key the root edges of the nodes at ``positions`` as booking them re-keys the
-        walk's learned order (``first`` policies)."""
-        shape = self.shape
-        edges = shape.edges
-        if self.pending:
-            self.settle(now)
-        keyed = None
-        if self.defer:  # (see :attr:`Deferral._keyed`)
-            if now != self._keyed_at:
-                self._keyed, self._keyed_at = set(), now
-            keyed = self._keyed
-        moved = []
-        for i in positions:
-            v = shape.nodes[i]
-            if keyed is not None:
-                if v in keyed:
-                    continue
-                keyed.add(v)
-            weight = self._weight(v, edges[i], now)
-            if weight is not None:
-                moved.append((edges[i], weight))
-        if moved:
-            self._rekey(moved)
-
-    def _weight(self, v: int, e: int, now: int) -> int | None:
-        """The walk's new exploration weight of root edge ``e`` after booking node ``v`` for
-        the ``first`` policies (``Booker._upd_by_outedges``): what the node's aggregate has
-        free of its last type at ``now``; ``None`` where the walk leaves the weight as it is."""
-        tr = self.tr
-        subplans = tr.graph.schedule.subplans[v]
-        sp = subplans.get(tr.dom) if subplans else None
-        if sp is None:
-            return None
-        n = len(sp.resource_types)
-        if n == 0:
-            return None
-        try:
-            a = sp.avail_resources_at(now, n - 1)
-        except PlannerError:
-            a = -1
-        if a == 0 and sp.span_size() == 0:
-            if self.pending:  # (unwritten spans of the node would count)
-                self.flush()
-                return self._weight(v, e, now)
-            return None
-        weight = 0 if a == -1 else a
-        return None if tr.e_weight[e] == weight else weight
-
-    def _rekey(self, moved: list[tuple[int, int]]) -> None:
-        """Give the root edges their new weights, as the walk's one-by-one re-keying leaves
-        them: the learned order is the edges sorted by (weight, id) descending whatever the
-        order of the changes, so many changes are applied by re-sorting once."""
-        tr = self.tr
-        root = self.shape.root
-        if len(moved) * 8 <= len(self.shape.nodes):
-            for e, weight in moved:
-                tr.rekey_edge(root, e, weight)
-            return
-        w = tr.e_weight
-        for e, weight in moved:
-            w[e] = weight
-        tr._sorted_out[root] = None  # rebuilt from the weights on next use
-        tr._sorted_keys[root] = None
 
     def reselects(self, jobid: int, now: int, ignore: Collection[int] = ()) -> bool:
         """Whether cancelling reservation ``jobid`` and re-booking its request at its own start
@@ -480,6 +408,7 @@ class FlatNodes(Deferral):
             if got is None or sorted(got) != leaves:
                 return False
         if policy.stop_on_k:
+            self._chosen_at[jobid] = tr.weight_moves
             self._relearn(mine, now)
         return True
 
@@ -525,6 +454,7 @@ class FlatNodes(Deferral):
         sched = g.schedule
         dom = tr.dom
         positions = self.jobs.pop(jobid, [])
+        self._chosen_at.pop(jobid, None)
         unwritten = self.pending.pop(jobid, None) is not None
         if not unwritten:
             self._keyed_at = -1

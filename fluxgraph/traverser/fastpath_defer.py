@@ -70,11 +70,6 @@ class Deferral(Mirror):
         #: job id -> (start, duration, the writes of each node), in booking order
         self.pending: dict[int, tuple[int, int, list[NodeWrites]]] = {}
         self._pending_from = INT64_MAX  # no pending reservation starts before this
-        #: nodes whose ``first`` weight was re-keyed at time ``_keyed_at`` with no write to a
-        #: node aggregate since (only deferred reservations booked, which write none): booking
-        #: one again at that time gives it the same weight
-        self._keyed: set[int] = set()
-        self._keyed_at = -1
         #: node position -> the bookings recorded there whose span ids are not taken yet
         self._unsynced: dict[int, list[NodeWrites]] = {}
 
@@ -130,7 +125,6 @@ class Deferral(Mirror):
     def flush(self) -> None:
         """Write every pending reservation into the planners, in booking order (called
         before anything but the fast path reads or writes them)."""
-        self._keyed_at = -1
         for i in list(self._unsynced):
             self._sync(i)
         if not self.pending:
