@@ -152,13 +152,13 @@ class MatcherAllocator:
         #: reservations the matcher's fast path booked (the ones :meth:`keep` may vouch for)
         self._fast_reserved: set[int] = set()
         #: id(job) -> (job, its jobspec, its family): a pass asks for both again and again
-        self._requests: dict[int, tuple[Job, Jobspec, tuple[object, int]]] = {}
+        self._asked_for: dict[int, tuple[Job, Jobspec, tuple[object, int]]] = {}
 
-    def _request(self, job: Job) -> tuple[Job, Jobspec, tuple[object, int]]:
-        got = self._requests.get(id(job))
+    def _asked(self, job: Job) -> tuple[Job, Jobspec, tuple[object, int]]:
+        got = self._asked_for.get(id(job))
         if got is None or got[0] is not job:
             key = self.shape.key(job)
-            got = self._requests[id(job)] = (job, self.shape.jobspec(job), self.shape.family(key))
+            got = self._asked_for[id(job)] = (job, self.shape.jobspec(job), self.shape.family(key))
         return got
 
     def check(self, job: Job) -> str:
@@ -180,7 +180,7 @@ class MatcherAllocator:
         op = "allocate_orelse_reserve" if reserve else "allocate"
         fast = self.matcher.traverser.fastpath
         used = -1 if fast is None else fast.used
-        out = self.matcher.run(self._request(job)[1], op, jobid, sel, now)
+        out = self.matcher.run(self._asked(job)[1], op, jobid, sel, now)
         if out.rc != 0:
             return None
         if out.at > now and fast is not None and fast.used > used:
@@ -220,4 +220,4 @@ class MatcherAllocator:
         return fast.unmoved(jobid) or fast.reselects(jobid, now, ignore)
 
     def family(self, job: Job) -> tuple[object, int]:
-        return self._request(job)[2]
+        return self._asked(job)[2]
