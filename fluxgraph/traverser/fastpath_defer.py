@@ -58,6 +58,9 @@ __all__ = ["Deferral"]
 #: planner and exclusivity checker in turn) and past ``multi`` (the aggregate's)
 NodeWrites = list
 
+#: A node is synced at the latest when this many of its bookings wait for their ids.
+_SYNC_EVERY = 256
+
 
 class Deferral(Mirror):
     """The mirror with deferred reservations (the base of
@@ -82,6 +85,8 @@ class Deferral(Mirror):
             self._unsynced[i] = [record]
         else:
             taken.append(record)
+            if len(taken) >= _SYNC_EVERY:  # (the cancelled ones' records are then let go)
+                self._sync(i)
         return record
 
     def _sync(self, i: int) -> None:

@@ -24,6 +24,7 @@ from fluxgraph.matcher import OPS, Matcher
 from fluxgraph.sched import Simulator, make_queue_policy
 from fluxgraph.sched.allocator import MatcherAllocator
 from fluxgraph.sched.shapes import JobShape
+from fluxgraph.traverser import fastpath_defer
 from fluxgraph.traverser.fastpath_verify import Recorder, assert_same_state
 
 
@@ -157,3 +158,11 @@ def test_simulations_agree(seed):
         alloc.matcher.traverser.fastpath._check()
     assert out[0] == out[1], (spec, policy, queue.name)
     assert sum(r[4] for r in out[0]) > 0  # (reservations were made, and deferred)
+
+
+def test_syncing_a_node_early_changes_nothing(monkeypatch):
+    """A node is synced once enough bookings wait for their span ids (bounding what cancelled
+    reservations leave behind); syncing after every second one writes the same state."""
+    monkeypatch.setattr(fastpath_defer, "_SYNC_EVERY", 2)
+    for seed in range(8):
+        run_twins(seed, 50)
