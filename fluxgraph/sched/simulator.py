@@ -55,6 +55,7 @@ from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.planner import GRAPH_END
 from fluxgraph.sched.allocator import Allocation, Allocator, MatcherAllocator
+from fluxgraph.sched.dominance import FailedStarts
 from fluxgraph.sched.passes import SchedulingPass
 from fluxgraph.sched.priority import STATIC, Priority, fcfs, get_priority
 from fluxgraph.sched.queueing import QueuePolicy, make_queue_policy
@@ -372,10 +373,10 @@ class Simulator:
             resume = self._standing(last, resume, now)
             stats["resumed_passes"] += resume > 0
         walk = _Pass(last.order[:resume], last.outcome[:resume], last.reservation[:resume])
-        failed: dict[tuple, list[tuple[int, int]]] = {}
+        failed = FailedStarts(allocator.family)
         reserved = 0
         for key, outcome in zip(walk.order, walk.outcome, strict=True):
-            self._remember_failure(failed, self._records[key].job)
+            failed.add(self._records[key].job)  # (the last pass started nothing)
             reserved += outcome == _RESERVE
         stopped = bool(walk.outcome) and walk.outcome[-1] == _STOP
         depth = policy.queue_depth if policy.queue_depth is not None else len(order)
@@ -390,7 +391,7 @@ class Simulator:
         if held:
             if self._keep(held, now):  # type: ignore[misc]
                 key = order[resume]
-                self._remember_failure(failed, self._records[key].job)
+                failed.add(self._records[key].job)
                 self._records[key].reservations += 1
                 stats["kept"] += 1
                 reserved += 1
@@ -490,12 +491,7 @@ class Simulator:
         self._next_id += 1
         return self.allocator.allocate(self._records[key].job, mid, now, reserve), mid
 
-    def _remember_failure(self, failed: dict, job: Job) -> None:
-        fam = self.allocator.family(job)
-        if fam is not None:
-            failed.setdefault(fam[0], []).append((fam[1], job.walltime))
-
-    def _try(self, key: int, now: int, failed: dict, may_reserve: bool) -> tuple[int, int]:
+    def _try(self, key: int, now: int, failed: FailedStarts, may_reserve: bool) -> tuple[int, int]:
         """Start, reserve or skip queued job ``key``; returns ``(outcome, reservation id)``.
 
         Where the pass may still reserve, one booking both tries to start the job now and,
@@ -503,21 +499,18 @@ class Simulator:
         """
         record = self._records[key]
         job = record.job
-        fam = self.allocator.family(job)
         if may_reserve and not self.queue.stop_at_blocked:
             self.stats["reserve"] += 1
             alloc, mid = self._book(key, now, True)
             if alloc is not None and alloc.at == now:
                 self._start(key, now, alloc, mid)
                 return _START, 0
-            if fam is not None:
-                failed.setdefault(fam[0], []).append((fam[1], job.walltime))
+            failed.add(job)
             if alloc is None:
                 return _SKIP, 0
             record.reservations += 1
             return _RESERVE, mid
-        known = failed.get(fam[0]) if fam is not None else None
-        if known is not None and any(c <= fam[1] and w <= job.walltime for c, w in known):
+        if failed.rule_out(job):
             self.stats["skipped"] += 1  # a no easier request of its family failed this pass
         else:
             self.stats["allocate"] += 1
@@ -525,8 +518,7 @@ class Simulator:
             if alloc is not None:
                 self._start(key, now, alloc, mid)
                 return _START, 0
-            if fam is not None:
-                failed.setdefault(fam[0], []).append((fam[1], job.walltime))
+            failed.add(job)
         return (_STOP if self.queue.stop_at_blocked else _SKIP), 0
 
     def _start(self, key: int, now: int, alloc: Allocation, mid: int) -> None:

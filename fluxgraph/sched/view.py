@@ -38,6 +38,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from fluxgraph.errors import SimulationError
+from fluxgraph.sched.dominance import FailedStarts
 
 if TYPE_CHECKING:
     from fluxgraph.sched.runtime import RunningJob
@@ -73,8 +74,7 @@ class View:
         self.started: set[int] = set()
         self._acted: set[int] = set()
         self._stale = stale
-        #: family -> (count, walltime) of requests that failed to start in this pass
-        self._failed: dict[object, list[tuple[int, int]]] = {}
+        self._failed = FailedStarts(sim.allocator.family)  # (see the module docstring)
 
     def queue(self) -> list[int]:
         if not self.started:
@@ -115,30 +115,18 @@ class View:
         sim.stats["cancel"] += 1
         return None
 
-    def _failing(self, key: int, record: bool) -> bool:
-        """Whether job ``key`` provably fails to start now (a request of its family no larger
-        and no longer failed in this pass); with ``record``, remember that it failed."""
-        job = self._sim._records[key].job
-        family = self._sim.allocator.family(job)
-        if family is None:
-            return False
-        failed = self._failed.setdefault(family[0], [])
-        if record:
-            failed.append((family[1], job.walltime))
-            return True
-        return any(c <= family[1] and w <= job.walltime for c, w in failed)
-
     def start(self, key: int) -> bool:
         self._check(key)
         self.claim(None)
         sim = self._sim
-        if self._failing(key, False):
+        job = self.job(key)
+        if self._failed.rule_out(job):
             sim.stats["skipped"] += 1
             return False
         sim.stats["allocate"] += 1
         alloc, mid = sim._book(key, self.now, False)
         if alloc is None:
-            self._failing(key, True)
+            self._failed.add(job)
             return False
         sim._start(key, self.now, alloc, mid)
         self.started.add(key)
@@ -148,16 +136,17 @@ class View:
     def reserve(self, key: int) -> int | None:
         self._check(key)
         sim = self._sim
+        job = self.job(key)
         kept = self.claim(key)
         if kept is not None:
             self._acted.add(key)
             sim._records[key].reservations += 1
-            self._failing(key, True)  # (its start lies ahead)
+            self._failed.add(job)  # (its start lies ahead)
             return kept
         sim.stats["reserve"] += 1
         alloc, mid = sim._book(key, self.now, True)
         if alloc is None:
-            self._failing(key, True)
+            self._failed.add(job)
             return None
         self._acted.add(key)
         if alloc.at == self.now:
@@ -166,7 +155,7 @@ class View:
         else:
             sim._held[mid] = (key, alloc.at)
             sim._records[key].reservations += 1
-            self._failing(key, True)
+            self._failed.add(job)
         return alloc.at
 
     def fits(self, keys: Iterable[int]) -> bool:
