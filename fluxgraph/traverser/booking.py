@@ -11,7 +11,14 @@ from errno import EINVAL
 
 from fluxgraph.errors import PlannerError
 from fluxgraph.traverser.dfu import ALLOC, ALLOC_ORELSE_RESERVE, NO_ALLOC, Selector
-from fluxgraph.traverser.state import INT64_MAX, X_CHECKER_NJOBS, JobMeta, SmallPlanner, put
+from fluxgraph.traverser.state import (
+    INT64_MAX,
+    X_CHECKER_NJOBS,
+    JobMeta,
+    SmallPlanner,
+    learned_weight,
+    put,
+)
 
 __all__ = ["Booker"]
 
@@ -258,19 +265,9 @@ class Booker(Selector):
 
     def _upd_by_outedges(self, s: str, meta: JobMeta, u: int, e: int) -> None:
         subplans = self.graph.schedule.subplans[self.graph.edge_dst[e]]
-        sp = subplans.get(s) if subplans else None
-        if sp is None:
-            return
-        n = len(sp.resource_types)
-        if n == 0:
-            return
-        try:
-            a = sp.avail_resources_at(meta.now, n - 1)
-        except PlannerError:
-            a = -1
-        if a == 0 and sp.span_size() == 0:
-            return
-        self.rekey_edge(u, e, 0 if a == -1 else a)
+        weight = learned_weight(subplans.get(s) if subplans else None, meta.now)
+        if weight is not None:
+            self.rekey_edge(u, e, weight)
 
     # -- cancel --------------------------------------------------------------------------------
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fluxgraph.errors import PlannerError
 from fluxgraph.traverser.fastpath_defer import Deferral
+from fluxgraph.traverser.state import learned_weight
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -92,22 +92,11 @@ class LearnedOrder(Deferral):
         tr = self.tr
         subplans = tr.graph.schedule.subplans[v]
         sp = subplans.get(tr.dom) if subplans else None
-        if sp is None:
-            return None
-        n = len(sp.resource_types)
-        if n == 0:
-            return None
-        try:
-            a = sp.avail_resources_at(now, n - 1)
-        except PlannerError:
-            a = -1
-        if a == 0 and sp.span_size() == 0:
-            if self.pending:  # (unwritten spans of the node would count)
-                self.flush()
-                return self._weight(v, e, now)
-            return None
-        weight = 0 if a == -1 else a
-        return None if tr.e_weight[e] == weight else weight
+        weight = learned_weight(sp, now)
+        if weight is None and self.pending and sp is not None and sp.resource_types:
+            self.flush()  # (nothing free and no span held: the node's unwritten spans count)
+            weight = learned_weight(sp, now)
+        return None if weight is None or tr.e_weight[e] == weight else weight
 
     def _rekey(self, moved: list[tuple[int, int]]) -> None:
         """Give the root edges their new weights, as the walk's one-by-one re-keying leaves

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fluxgraph.errors import PlannerError
 from fluxgraph.graph import ResourceGraph
 from fluxgraph.planner import INT64_MAX, Planner, PlannerInvalidError, PlannerRangeError
 from fluxgraph.planner import ids as _ids
@@ -23,6 +24,7 @@ __all__ = [
     "JobMeta",
     "SmallPlanner",
     "avail_during",
+    "learned_weight",
     "own_planner",
     "put",
     "x_checker",
@@ -349,6 +351,31 @@ def x_checker(graph: ResourceGraph, v: int) -> SmallPlanner:
     if p is None:
         p = checkers[v] = SmallPlanner(X_CHECKER_NJOBS, "jobs")
     return p
+
+
+def learned_weight(aggregate, now: int) -> int | None:
+    """The ``first`` policies' new exploration weight of an edge into a vertex just booked,
+    whose aggregate is ``aggregate`` (``Booker._upd_by_outedges``): what it has free of its
+    last type at ``now`` (0 where the planner refuses the query); ``None`` where the weight
+    stays as it is (no aggregate or no types, or nothing free and no span held at all).
+
+    >>> from fluxgraph.planner import PlannerMulti
+    >>> m = PlannerMulti(0, 100, [4, 2], ["core", "node"])
+    >>> learned_weight(m, 0), learned_weight(None, 0)
+    (2, None)
+    """
+    if aggregate is None:
+        return None
+    n = len(aggregate.resource_types)
+    if n == 0:
+        return None
+    try:
+        free = aggregate.avail_resources_at(now, n - 1)
+    except PlannerError:
+        return 0
+    if free == 0 and aggregate.span_size() == 0:
+        return None
+    return free
 
 
 def avail_during(p: Planner | None, total: int, at: int, duration: int) -> int:
