@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from errno import ENODEV
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fluxgraph.errors import SimulationError
 from fluxgraph.graph import ResourceGraph
@@ -23,6 +23,9 @@ from fluxgraph.jobspec.model import Jobspec
 from fluxgraph.matcher import Matcher
 from fluxgraph.sched.shapes import JobShape
 from fluxgraph.workload import Job
+
+if TYPE_CHECKING:
+    from fluxgraph.traverser.fastpath import FlatNodes
 
 __all__ = ["Allocation", "Allocator", "MatcherAllocator"]
 
@@ -199,10 +202,16 @@ class MatcherAllocator:
         Only reservations the fast path booked are vouched for, on a matcher without a verify
         twin (:meth:`fluxgraph.traverser.fastpath.FlatNodes.reselects` decides).
         """
+        fast = self._vouching(jobid)
+        return fast is not None and fast.reselects(jobid, now)
+
+    def _vouching(self, jobid: int) -> FlatNodes | None:
+        """The matcher's fast path where it may vouch for reservation ``jobid`` (one it booked,
+        on a matcher without a verify twin, which would not see the learned order move)."""
         fast = self.matcher.traverser.fastpath
-        if jobid not in self._fast_reserved or fast is None or self.matcher.verifying:
-            return False
-        return fast.reselects(jobid, now)
+        if jobid not in self._fast_reserved or self.matcher.verifying:
+            return None
+        return fast
 
     def stands(self, jobid: int, now: int, ignore: Collection[int]) -> bool:
         """Whether reservation ``jobid`` is what booking its job again at ``now`` would give,
@@ -214,10 +223,8 @@ class MatcherAllocator:
         as the booking would re-key it)."""
         if not self.matcher.policy.stop_on_k:
             return True
-        fast = self.matcher.traverser.fastpath
-        if jobid not in self._fast_reserved or fast is None or self.matcher.verifying:
-            return False
-        return fast.unmoved(jobid) or fast.reselects(jobid, now, ignore)
+        fast = self._vouching(jobid)
+        return fast is not None and (fast.unmoved(jobid) or fast.reselects(jobid, now, ignore))
 
     def family(self, job: Job) -> tuple[object, int]:
         return self._asked(job)[2]
